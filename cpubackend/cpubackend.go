@@ -1,0 +1,368 @@
+// Package cpubackend is the pure-Go narrow phase, the default Backend of
+// irtcd. Each step it splits the batch into work items — pair × direction ×
+// chunk of vertices, the CPU form of the two-index GPU grid of Lehericey et
+// al. (2013, §3.5) — runs them on every core, and merges the results in a
+// fixed order, so the output does not depend on GOMAXPROCS or scheduling.
+//
+// Per pair it runs the standard algorithm (narrow), or the iterative update
+// (package iterative) while the pair's displacement since its last standard
+// step stays under the threshold, with predictions (package predictive), and
+// turns hits into contacts and manifolds (package reprojection).
+package cpubackend
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/irtcd/irtcd/iterative"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/predictive"
+	"github.com/irtcd/irtcd/reprojection"
+)
+
+// chunk is the number of vertices (or iterative rays) per work item.
+const chunk = 128
+
+// Option configures a Backend.
+type Option func(*Backend)
+
+// WithWorkers sets the number of goroutines (default GOMAXPROCS at New).
+func WithWorkers(n int) Option { return func(b *Backend) { b.workers = max(1, n) } }
+
+// WithLogger routes the backend's logs (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(b *Backend) { b.log = l } }
+
+// Backend is the CPU narrow phase. Its methods must not be called
+// concurrently with each other (one engine step at a time); the work inside
+// a step runs in parallel.
+type Backend struct {
+	params  narrow.Params
+	workers int
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	closed bool
+	shapes []*narrow.Shape
+	store  iterative.Store
+
+	pool     *pool
+	jobs     []job
+	tasks    []task
+	reducers []reprojection.Reducer
+	ids      map[uint64]int32
+	runTask  func(i, w int)
+	runMerge func(i, w int)
+	ctx      context.Context
+	stop     atomic.Bool
+}
+
+// job is one pair of the batch.
+type job struct {
+	pair      narrow.Pair
+	a, b      *narrow.Shape
+	res       narrow.Resolved
+	st        *iterative.PairState
+	iterative bool
+	err       error
+	dirs      [2]narrow.Direction
+	t0, t1    int // its tasks
+	contacts  []narrow.Contact
+	manifolds []narrow.Manifold
+	points    []narrow.Contact
+}
+
+// task is one work item: a range of vertices (standard step) or of rays
+// (iterative step) of one direction of one job.
+type task struct {
+	job      int32
+	dir      uint8
+	lo, hi   int32
+	contacts []narrow.Contact
+	rays     []iterative.Ray
+	stats    narrow.Stats
+}
+
+// New returns a CPU backend with the given parameters.
+func New(p narrow.Params, opts ...Option) (*Backend, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Backend{params: p, workers: runtime.GOMAXPROCS(0), log: slog.Default(), ids: make(map[uint64]int32)}
+	for _, o := range opts {
+		o(b)
+	}
+	b.runTask = b.doTask
+	b.runMerge = b.doMerge
+	b.reducers = make([]reprojection.Reducer, b.workers)
+	b.pool = newPool(b.workers)
+	return b, nil
+}
+
+// Params returns the backend's parameters.
+func (b *Backend) Params() narrow.Params { return b.params }
+
+// RegisterShape makes s available to pairs under the returned ID.
+func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return -1, narrow.ErrBackendClosed
+	}
+	if s == nil {
+		return -1, fmt.Errorf("%w: nil shape", narrow.ErrUnknownShape)
+	}
+	b.shapes = append(b.shapes, s)
+	return narrow.ShapeID(len(b.shapes) - 1), nil
+}
+
+// Shape returns a registered shape, or nil.
+func (b *Backend) Shape(id narrow.ShapeID) *narrow.Shape {
+	if id < 0 || int(id) >= len(b.shapes) {
+		return nil
+	}
+	return b.shapes[id]
+}
+
+// Reset forgets every pair's temporal state: the next step of each pair is
+// a standard step.
+func (b *Backend) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.store.Forget()
+}
+
+// Close stops the workers. Later calls fail with narrow.ErrBackendClosed.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.closed = true
+		b.pool.close()
+	}
+	return nil
+}
+
+// Detect runs one step on a batch of pairs. See narrow.Backend.
+func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return narrow.ErrBackendClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	res.Reset()
+	b.store.Begin()
+	b.prepare(pairs)
+
+	b.ctx = ctx
+	b.stop.Store(false)
+	b.pool.run(len(b.tasks), b.runTask)
+	if b.stop.Load() {
+		b.ctx = nil
+		return ctx.Err()
+	}
+	b.pool.run(len(b.jobs), b.runMerge)
+	b.ctx = nil
+	if b.stop.Load() {
+		return ctx.Err()
+	}
+
+	// Commit: from here on nothing can fail.
+	st := &res.Stats
+	st.Pairs = len(pairs)
+	for i := range b.jobs {
+		j := &b.jobs[i]
+		if j.err != nil {
+			st.FailedPairs++
+			res.Append(j.pair.ID, nil, nil, false, j.err)
+			continue
+		}
+		if j.iterative {
+			st.IterativePairs++
+		} else {
+			st.StandardPairs++
+		}
+		if j.st != nil {
+			j.st.Commit()
+			if !j.iterative {
+				j.st.Valid = true
+				j.st.MarkStandard(j.pair.PoseA, j.pair.PoseB)
+			}
+		}
+		for t := j.t0; t < j.t1; t++ {
+			st.Add(&b.tasks[t].stats)
+		}
+		st.Contacts += len(j.contacts)
+		res.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
+	}
+	b.store.Sweep()
+	return nil
+}
+
+// prepare validates the pairs, decides standard or iterative per pair and
+// lays out the work items.
+func (b *Backend) prepare(pairs []narrow.Pair) {
+	clear(b.ids)
+	if cap(b.jobs) < len(pairs) {
+		b.jobs = append(b.jobs[:cap(b.jobs)], make([]job, len(pairs)-cap(b.jobs))...)
+	}
+	b.jobs = b.jobs[:len(pairs)]
+	nt := 0
+	for i := range pairs {
+		j := &b.jobs[i]
+		j.pair, j.err, j.st, j.iterative = pairs[i], nil, nil, false
+		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
+		j.t0, j.t1 = nt, nt
+		if err := b.check(j, i); err != nil {
+			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
+			continue
+		}
+		j.res = b.params.Resolve(j.a, j.b)
+		pa, pb := j.pair.PoseA, j.pair.PoseB
+		j.dirs[0].Setup(narrow.SideA, j.a, j.b, pa, pb, j.res.DistanceExtension)
+		j.dirs[1].Setup(narrow.SideB, j.b, j.a, pb, pa, j.res.DistanceExtension)
+		if j.res.Method != narrow.MethodStandard {
+			j.st = b.store.Get(j.pair.ID, j.pair.A, j.pair.B)
+			if j.st.Valid {
+				maxR := max(j.a.Radius(), j.b.Radius())
+				j.iterative = j.st.Displacement(pa, pb, maxR) <= j.res.DisplacementThreshold
+			}
+		}
+		for d := 0; d < 2; d++ {
+			n := j.dirs[d].Src.NumVertices()
+			if j.iterative {
+				n = len(j.st.Rays[d])
+			} else if j.dirs[d].Cull.Empty() {
+				n = 0
+			}
+			for lo := 0; lo < n; lo += chunk {
+				nt = b.addTask(nt, i, d, lo, min(n, lo+chunk))
+			}
+		}
+		j.t1 = nt
+	}
+	b.tasks = b.tasks[:nt]
+}
+
+func (b *Backend) addTask(nt, job, dir, lo, hi int) int {
+	if nt == len(b.tasks) {
+		b.tasks = append(b.tasks, task{})
+	}
+	t := &b.tasks[nt]
+	t.job, t.dir, t.lo, t.hi = int32(job), uint8(dir), int32(lo), int32(hi)
+	t.contacts, t.rays, t.stats = t.contacts[:0], t.rays[:0], narrow.Stats{}
+	return nt + 1
+}
+
+// check validates one pair: known shapes, same dimension, valid poses
+// (normalised in place), unique ID.
+func (b *Backend) check(j *job, i int) error {
+	j.a, j.b = b.Shape(j.pair.A), b.Shape(j.pair.B)
+	if j.a == nil {
+		return fmt.Errorf("%w: shape A id %d", narrow.ErrUnknownShape, j.pair.A)
+	}
+	if j.b == nil {
+		return fmt.Errorf("%w: shape B id %d", narrow.ErrUnknownShape, j.pair.B)
+	}
+	if err := narrow.CheckPair(&j.pair, j.a, j.b); err != nil {
+		return err
+	}
+	if prev, dup := b.ids[j.pair.ID]; dup {
+		return fmt.Errorf("%w: also at batch index %d", narrow.ErrDuplicatePair, prev)
+	}
+	b.ids[j.pair.ID] = int32(i)
+	return nil
+}
+
+// doTask runs one work item.
+func (b *Backend) doTask(i, _ int) {
+	if b.stop.Load() {
+		return
+	}
+	if b.ctx.Err() != nil {
+		b.stop.Store(true)
+		return
+	}
+	t := &b.tasks[i]
+	j := &b.jobs[t.job]
+	dir := &j.dirs[t.dir]
+	r := &j.res
+	predict := r.Method == narrow.MethodPredictive
+	keep := r.Method != narrow.MethodStandard
+	if j.iterative {
+		maxIt := r.MaxIt[t.dir]
+		for _, ray := range j.st.Rays[t.dir][t.lo:t.hi] {
+			o, d := dir.Ray(ray.Vertex)
+			w := iterative.Walk(dir.Dst, ray.Prim, o, d, maxIt)
+			t.stats.IterativeRays++
+			t.stats.IterativeSteps += w.Steps
+			switch {
+			case w.Outcome == iterative.Hit:
+				t.contacts = append(t.contacts, reprojection.Make(r.Response, dir, ray.Vertex, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true}))
+				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: w.Prim})
+			case predict:
+				if p, ok := predictive.FromWalk(w, r.CullingDist); ok {
+					t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: p, Predicted: true})
+					t.stats.Predictions++
+				} else {
+					t.stats.LostRays++
+				}
+			default:
+				t.stats.LostRays++
+			}
+		}
+		return
+	}
+	back := 0.0
+	if predict {
+		back = r.CullingDist
+	}
+	for v := t.lo; v < t.hi; v++ {
+		if !dir.InCull(v) {
+			continue
+		}
+		out := dir.Standard(v, back, r.Traversal)
+		t.stats.StandardRays++
+		if predict {
+			t.stats.PredictiveRays++
+		}
+		if out.Fwd.Prim >= 0 && out.Fwd.Inside {
+			t.stats.OcclusionRays++
+		}
+		if out.Contact {
+			t.contacts = append(t.contacts, reprojection.Make(r.Response, dir, v, out.Fwd))
+			if keep {
+				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: out.Fwd.Prim})
+			}
+			continue
+		}
+		if predict {
+			if p, ok := predictive.FromStandard(out, r.CullingDist); ok {
+				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: p, Predicted: true})
+				t.stats.Predictions++
+			}
+		}
+	}
+}
+
+// doMerge gathers one job's work items in order and reduces its manifolds.
+func (b *Backend) doMerge(i, w int) {
+	j := &b.jobs[i]
+	if j.err != nil {
+		return
+	}
+	for t := j.t0; t < j.t1; t++ {
+		tk := &b.tasks[t]
+		j.contacts = append(j.contacts, tk.contacts...)
+		if j.st != nil {
+			j.st.Next[tk.dir] = append(j.st.Next[tk.dir], tk.rays...)
+		}
+	}
+	j.manifolds, j.points = b.reducers[w].Reduce(j.contacts, j.res.ManifoldSize, j.res.ManifoldCos, j.manifolds, j.points)
+}

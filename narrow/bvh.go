@@ -1,0 +1,203 @@
+package narrow
+
+import "math"
+
+// bvhNode is one node of the flat primitive hierarchy. An interior node's
+// children are nodes first and first+1; a leaf covers leaf[first:first+count].
+type bvhNode struct {
+	min, max [3]float64
+	first    int32
+	count    int32 // 0 for interior nodes
+}
+
+// primData is a primitive prepared for Möller–Trumbore: v0 + u·e1 + v·e2.
+// Triangles store their edges; a segment p0→p1 stores e1 = p1-p0, e2 = ẑ.
+type primData struct {
+	v0, e1, e2 [3]float64
+	detEps     float64 // |det| at or below this means the ray is parallel
+	id         int32   // primitive index (file order)
+	a, b, c    int32   // vertex indices (c = -1 for segments)
+}
+
+const (
+	leafMax  = 4  // primitives per leaf at most, unless depth forces more
+	maxDepth = 60 // traversal stacks hold maxDepth+2 entries
+	sahBins  = 16
+)
+
+type buildItem struct {
+	lo, hi, c [3]float64
+	idx       int32
+}
+
+func (s *Shape) primBox(i int) (lo, hi [3]float64) {
+	p := s.prims[i]
+	a, b := s.verts[p[0]], s.verts[p[1]]
+	lo = [3]float64{min(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2])}
+	hi = [3]float64{max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])}
+	if p[2] >= 0 {
+		c := s.verts[p[2]]
+		for k := 0; k < 3; k++ {
+			lo[k], hi[k] = min(lo[k], c[k]), max(hi[k], c[k])
+		}
+	}
+	return lo, hi
+}
+
+// buildBVH builds a binned-SAH hierarchy (Wald 2007) over the primitives and
+// stores the primitives in leaf order.
+func (s *Shape) buildBVH() {
+	n := len(s.prims)
+	items := make([]buildItem, n)
+	for i := range items {
+		lo, hi := s.primBox(i)
+		items[i] = buildItem{lo: lo, hi: hi, idx: int32(i)}
+		for k := 0; k < 3; k++ {
+			items[i].c[k] = 0.5 * (lo[k] + hi[k])
+		}
+	}
+	s.nodes = make([]bvhNode, 1, 2*n)
+	s.build(0, items, 0)
+	s.leaf = make([]primData, n)
+	s.leafOf = make([]int32, n)
+	for i, it := range items {
+		s.leaf[i] = s.makePrim(int(it.idx))
+		s.leafOf[it.idx] = int32(i)
+	}
+	// Pad every box so that hits accepted by the barycentric tolerance and
+	// rounding in the slab test can never be culled (BVH == basic exactly).
+	pad := 1e-7*s.scale + 1e-12*s.scale*1e3
+	for i := range s.nodes {
+		for k := 0; k < 3; k++ {
+			s.nodes[i].min[k] -= pad
+			s.nodes[i].max[k] += pad
+		}
+		if s.dim == Dim2 {
+			// Rays of planar shapes have no z extent; an unbounded slab
+			// keeps the z test from ever producing NaN or culling.
+			s.nodes[i].min[2], s.nodes[i].max[2] = -1e300, 1e300
+		}
+	}
+}
+
+func (s *Shape) makePrim(i int) primData {
+	p := s.prims[i]
+	v0 := s.verts[p[0]]
+	e1 := sub3(s.verts[p[1]], v0)
+	var e2 [3]float64
+	if p[2] >= 0 {
+		e2 = sub3(s.verts[p[2]], v0)
+	} else {
+		e2 = [3]float64{0, 0, 1}
+	}
+	return primData{v0: v0, e1: e1, e2: e2, detEps: 1e-12 * len3(cross3(e1, e2)), id: int32(i), a: p[0], b: p[1], c: p[2]}
+}
+
+func area(lo, hi [3]float64) float64 {
+	dx, dy, dz := hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2]
+	return dx*dy + dy*dz + dz*dx
+}
+
+func (s *Shape) build(ni int, items []buildItem, depth int) {
+	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	clo, chi := lo, hi
+	for i := range items {
+		for k := 0; k < 3; k++ {
+			lo[k], hi[k] = min(lo[k], items[i].lo[k]), max(hi[k], items[i].hi[k])
+			clo[k], chi[k] = min(clo[k], items[i].c[k]), max(chi[k], items[i].c[k])
+		}
+	}
+	s.maxDeep = max(s.maxDeep, depth)
+	leafStart := func() int32 { return int32(s.leafCount) }
+	makeLeaf := func() {
+		s.nodes[ni] = bvhNode{min: lo, max: hi, first: leafStart(), count: int32(len(items))}
+		s.leafCount += len(items)
+	}
+	if len(items) <= leafMax || depth >= maxDepth {
+		makeLeaf()
+		return
+	}
+	// Binned SAH over the centroid bounds.
+	bestCost, bestAxis, bestSplit := math.Inf(1), -1, 0
+	type bin struct {
+		lo, hi [3]float64
+		n      int
+	}
+	for axis := 0; axis < 3; axis++ {
+		ext := chi[axis] - clo[axis]
+		if !(ext > 0) {
+			continue
+		}
+		var bins [sahBins]bin
+		for b := range bins {
+			bins[b].lo = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+			bins[b].hi = [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+		}
+		scale := sahBins / ext
+		for i := range items {
+			b := min(sahBins-1, int((items[i].c[axis]-clo[axis])*scale))
+			bins[b].n++
+			for k := 0; k < 3; k++ {
+				bins[b].lo[k], bins[b].hi[k] = min(bins[b].lo[k], items[i].lo[k]), max(bins[b].hi[k], items[i].hi[k])
+			}
+		}
+		var rightArea [sahBins]float64
+		var rightN [sahBins]int
+		rlo, rhi, rn := bins[sahBins-1].lo, bins[sahBins-1].hi, 0
+		for b := sahBins - 1; b > 0; b-- {
+			rn += bins[b].n
+			for k := 0; k < 3; k++ {
+				rlo[k], rhi[k] = min(rlo[k], bins[b].lo[k]), max(rhi[k], bins[b].hi[k])
+			}
+			rightN[b] = rn
+			if rn > 0 {
+				rightArea[b] = area(rlo, rhi)
+			}
+		}
+		llo, lhi, ln := bins[0].lo, bins[0].hi, 0
+		for b := 0; b < sahBins-1; b++ {
+			ln += bins[b].n
+			for k := 0; k < 3; k++ {
+				llo[k], lhi[k] = min(llo[k], bins[b].lo[k]), max(lhi[k], bins[b].hi[k])
+			}
+			if ln == 0 || rightN[b+1] == 0 {
+				continue
+			}
+			cost := area(llo, lhi)*float64(ln) + rightArea[b+1]*float64(rightN[b+1])
+			if cost < bestCost {
+				bestCost, bestAxis, bestSplit = cost, axis, b+1
+			}
+		}
+	}
+	pa := area(lo, hi)
+	const travCost = 1.0
+	if bestAxis < 0 || (pa > 0 && travCost+bestCost/pa >= float64(len(items)) && len(items) <= 2*leafMax) {
+		if bestAxis < 0 {
+			// All centroids coincide: split in the middle of the list.
+			s.splitAt(ni, lo, hi, items, len(items)/2, depth)
+			return
+		}
+		makeLeaf()
+		return
+	}
+	ext := chi[bestAxis] - clo[bestAxis]
+	scale := sahBins / ext
+	mid := 0
+	for i := range items {
+		b := min(sahBins-1, int((items[i].c[bestAxis]-clo[bestAxis])*scale))
+		if b < bestSplit {
+			items[i], items[mid] = items[mid], items[i]
+			mid++
+		}
+	}
+	s.splitAt(ni, lo, hi, items, mid, depth)
+}
+
+func (s *Shape) splitAt(ni int, lo, hi [3]float64, items []buildItem, mid, depth int) {
+	left := int32(len(s.nodes))
+	s.nodes = append(s.nodes, bvhNode{}, bvhNode{})
+	s.nodes[ni] = bvhNode{min: lo, max: hi, first: left}
+	s.build(int(left), items[:mid], depth+1)
+	s.build(int(left)+1, items[mid:], depth+1)
+}

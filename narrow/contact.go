@@ -1,0 +1,184 @@
+package narrow
+
+import (
+	"context"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// Side names a body of a pair.
+type Side uint8
+
+// The two sides of a pair.
+const (
+	SideA Side = iota
+	SideB
+)
+
+func (s Side) String() string {
+	if s == SideA {
+		return "a"
+	}
+	return "b"
+}
+
+// Other returns the opposite side.
+func (s Side) Other() Side { return 1 - s }
+
+// Contact is one contact point of a pair: the contact convention of irtcd,
+// used unchanged by every package, backend and adapter.
+//
+// A contact comes from one vertex of one body (From, Vertex) whose ray hit
+// primitive Prim of the other body. P is the world position of that vertex,
+// which lies inside (or on) the other body. Dir is a unit world vector and
+// Depth ≥ 0 a distance such that translating the From body by Depth·Dir
+// brings P onto the other body's surface: it separates the pair at P.
+// With MTD re-projection (the default) Dir is the outward normal of the hit
+// primitive and Depth = r·n (Lehericey et al. 2013b, §3.2, Eq. 2).
+//
+// Dir therefore points out of the other body, towards the From body. Use
+// NormalA for a per-pair direction: it points from B towards A.
+type Contact struct {
+	P      mgl64.Vec3
+	Depth  float64
+	Dir    mgl64.Vec3
+	From   Side
+	Vertex int32
+	Prim   int32
+}
+
+// NormalA returns the direction that separates A from B at this contact
+// (pointing from B towards A): Dir for contacts from A, -Dir for those from B.
+func (c *Contact) NormalA() mgl64.Vec3 {
+	if c.From == SideA {
+		return c.Dir
+	}
+	return c.Dir.Mul(-1)
+}
+
+// Manifold is a reduced set of contacts of one pair that share a normal
+// (one cluster of similar NormalA directions). Normal points from B
+// towards A: moving A along it separates the pair. Points holds the deepest
+// contact first, then the ones that spread the manifold widest.
+type Manifold struct {
+	Normal mgl64.Vec3
+	Points []Contact
+}
+
+// ShapeID identifies a shape registered with a Backend.
+type ShapeID int32
+
+// Pair is one broad-phase pair for a step. ID identifies the pair across
+// steps (its temporal state for the iterative algorithm is keyed by it); a
+// pair absent from a step's batch loses its state.
+type Pair struct {
+	ID           uint64
+	A, B         ShapeID
+	PoseA, PoseB Pose
+}
+
+// PairResult is the outcome for one pair of a batch, in the batch's order.
+// Contacts are sorted by From (A first) then Vertex. The slices alias
+// storage owned by the Result and stay valid until it is reused.
+type PairResult struct {
+	ID        uint64
+	Contacts  []Contact
+	Manifolds []Manifold
+	Iterative bool  // updated by the iterative algorithm this step
+	Err       error // *PairError for a pair that could not be processed
+}
+
+// Stats counts the work of one Detect call.
+type Stats struct {
+	Pairs          int // pairs in the batch
+	StandardPairs  int // pairs processed with the standard algorithm
+	IterativePairs int // pairs updated with the iterative algorithm
+	FailedPairs    int // pairs rejected with an error
+	StandardRays   int // Hermann rays cast by standard steps
+	OcclusionRays  int // own-shape "leaves its own shape first" checks
+	PredictiveRays int // opposite rays sharing a standard traversal
+	IterativeRays  int // rays updated by iterative walks
+	IterativeSteps int // primitives visited by iterative walks
+	LostRays       int // iterative rays that found nothing within maxIt
+	Predictions    int // predictions kept for the next step
+	Contacts       int // contacts returned
+}
+
+// Add accumulates o into s.
+func (s *Stats) Add(o *Stats) {
+	s.Pairs += o.Pairs
+	s.StandardPairs += o.StandardPairs
+	s.IterativePairs += o.IterativePairs
+	s.FailedPairs += o.FailedPairs
+	s.StandardRays += o.StandardRays
+	s.OcclusionRays += o.OcclusionRays
+	s.PredictiveRays += o.PredictiveRays
+	s.IterativeRays += o.IterativeRays
+	s.IterativeSteps += o.IterativeSteps
+	s.LostRays += o.LostRays
+	s.Predictions += o.Predictions
+	s.Contacts += o.Contacts
+}
+
+// Rays returns the number of rays cast of every kind.
+func (s *Stats) Rays() int {
+	return s.StandardRays + s.OcclusionRays + s.PredictiveRays + s.IterativeRays
+}
+
+// Result receives the output of Backend.Detect. Reuse one Result across
+// steps: its storage is recycled, so steady-state steps allocate nothing.
+type Result struct {
+	Pairs []PairResult
+	Stats Stats
+
+	contacts  []Contact
+	points    []Contact
+	manifolds []Manifold
+}
+
+// Reset empties r, keeping its storage.
+func (r *Result) Reset() {
+	clear(r.Pairs)
+	r.Pairs = r.Pairs[:0]
+	r.Stats = Stats{}
+	r.contacts = r.contacts[:0]
+	r.points = r.points[:0]
+	r.manifolds = r.manifolds[:0]
+}
+
+// Append adds one pair's outcome, copying its contacts and manifolds into
+// r's storage. Slices handed out earlier stay valid (they keep the array
+// they were made from) until the next Reset.
+func (r *Result) Append(id uint64, contacts []Contact, manifolds []Manifold, iterative bool, err error) {
+	c0 := len(r.contacts)
+	r.contacts = append(r.contacts, contacts...)
+	m0 := len(r.manifolds)
+	for _, m := range manifolds {
+		p0 := len(r.points)
+		r.points = append(r.points, m.Points...)
+		r.manifolds = append(r.manifolds, Manifold{Normal: m.Normal, Points: r.points[p0:len(r.points):len(r.points)]})
+	}
+	r.Pairs = append(r.Pairs, PairResult{
+		ID:        id,
+		Contacts:  r.contacts[c0:len(r.contacts):len(r.contacts)],
+		Manifolds: r.manifolds[m0:len(r.manifolds):len(r.manifolds)],
+		Iterative: iterative,
+		Err:       err,
+	})
+}
+
+// Backend is a narrow phase: shapes are registered once, then every step
+// detects one batch of pairs. Implementations: the pure-Go CPU backend
+// (package cpubackend), the GPU backend (optixbackend) and the
+// out-of-process backend (plugin).
+//
+// Detect fills res with one PairResult per pair, in the order of pairs.
+// Same input, same output, whatever the scheduling. A bad pair gets a
+// *PairError in its PairResult and does not affect the others. Detect
+// returns an error only when the whole step failed (for example ctx was
+// cancelled); the temporal state is then left as it was before the call.
+type Backend interface {
+	RegisterShape(s *Shape) (ShapeID, error)
+	Detect(ctx context.Context, pairs []Pair, res *Result) error
+	Close() error
+}

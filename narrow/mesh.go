@@ -1,0 +1,161 @@
+package narrow
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// edgeRec is one directed edge of one triangle, keyed by its undirected
+// vertex pair so that sorting groups the two sides of every edge.
+type edgeRec struct {
+	key  uint64 // min<<32 | max
+	tri  int32
+	slot int8 // edge slot k (see Shape.Adjacent)
+	fwd  bool // directed min→max
+}
+
+// cornerOf maps edge slot k of triangle (a,b,c) to its directed vertex pair:
+// k=0: c→a, k=1: a→b, k=2: b→c.
+func cornerOf(p [3]int32, k int) (int32, int32) {
+	switch k {
+	case 0:
+		return p[2], p[0]
+	case 1:
+		return p[0], p[1]
+	}
+	return p[1], p[2]
+}
+
+// validateMesh checks degeneracy, closedness, manifoldness, winding and
+// orientation, and fills face normals, adjacency and vertex normals.
+func (s *Shape) validateMesh() error {
+	nt := len(s.prims)
+	s.fnorm = make([][3]float64, nt)
+	areaTol := 1e-14 * s.scale * s.scale
+	for i, p := range s.prims {
+		if p[0] == p[1] || p[1] == p[2] || p[0] == p[2] {
+			e := newShapeError(ErrDegenerate, fmt.Sprintf("repeated vertex (%d %d %d)", p[0], p[1], p[2]))
+			e.Prim = i
+			return e
+		}
+		n := cross3(sub3(s.verts[p[1]], s.verts[p[0]]), sub3(s.verts[p[2]], s.verts[p[0]]))
+		l := len3(n)
+		if !(l > areaTol) {
+			e := newShapeError(ErrDegenerate, fmt.Sprintf("zero area (vertices %d %d %d)", p[0], p[1], p[2]))
+			e.Prim = i
+			return e
+		}
+		s.fnorm[i] = scale3(n, 1/l)
+	}
+
+	edges := make([]edgeRec, 0, 3*nt)
+	for i, p := range s.prims {
+		for k := 0; k < 3; k++ {
+			a, b := cornerOf(p, k)
+			lo, hi := min(a, b), max(a, b)
+			edges = append(edges, edgeRec{key: uint64(lo)<<32 | uint64(hi), tri: int32(i), slot: int8(k), fwd: a < b})
+		}
+	}
+	slices.SortFunc(edges, func(x, y edgeRec) int {
+		if x.key != y.key {
+			if x.key < y.key {
+				return -1
+			}
+			return 1
+		}
+		return int(x.tri) - int(y.tri)
+	})
+	s.adj = make([][3]int32, nt)
+	for i := 0; i < len(edges); {
+		j := i + 1
+		for j < len(edges) && edges[j].key == edges[i].key {
+			j++
+		}
+		lo, hi := int(edges[i].key>>32), int(edges[i].key&0xffffffff)
+		switch {
+		case j-i == 1:
+			e := newShapeError(ErrOpenBoundary, "edge belongs to one triangle only")
+			e.Prim, e.Edge = int(edges[i].tri), [2]int{lo, hi}
+			return e
+		case j-i > 2:
+			e := newShapeError(ErrNonManifold, fmt.Sprintf("edge shared by %d triangles", j-i))
+			e.Prim, e.Other, e.Edge = int(edges[i].tri), int(edges[i+2].tri), [2]int{lo, hi}
+			return e
+		case edges[i].fwd == edges[i+1].fwd:
+			e := newShapeError(ErrWinding, "both triangles traverse the edge in the same direction")
+			e.Prim, e.Other, e.Edge = int(edges[i].tri), int(edges[i+1].tri), [2]int{lo, hi}
+			return e
+		}
+		a, b := edges[i], edges[i+1]
+		s.adj[a.tri][a.slot] = b.tri
+		s.adj[b.tri][b.slot] = a.tri
+		i = j
+	}
+
+	// Orientation: every connected component must enclose positive volume.
+	comp := make([]int32, nt)
+	for i := range comp {
+		comp[i] = -1
+	}
+	stack := make([]int32, 0, 64)
+	for seed := 0; seed < nt; seed++ {
+		if comp[seed] >= 0 {
+			continue
+		}
+		comp[seed] = int32(seed)
+		stack = append(stack[:0], int32(seed))
+		vol := 0.0
+		// Volume relative to a point of the component keeps it exact for
+		// meshes far from the origin.
+		ref := s.verts[s.prims[seed][0]]
+		for len(stack) > 0 {
+			t := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			p := s.prims[t]
+			a, b, c := sub3(s.verts[p[0]], ref), sub3(s.verts[p[1]], ref), sub3(s.verts[p[2]], ref)
+			vol += dot3(a, cross3(b, c))
+			for _, n := range s.adj[t] {
+				if comp[n] < 0 {
+					comp[n] = int32(seed)
+					stack = append(stack, n)
+				}
+			}
+		}
+		if vol < 0 {
+			e := newShapeError(ErrWinding, "surface is inside out (negative enclosed volume); triangles must be counter-clockwise seen from outside")
+			e.Prim = seed
+			return e
+		}
+	}
+
+	// Angle-weighted vertex normals (Thürmer & Wüthrich).
+	s.vnorm = make([][3]float64, len(s.verts))
+	for i, p := range s.prims {
+		for k := 0; k < 3; k++ {
+			v := s.verts[p[k]]
+			e1 := sub3(s.verts[p[(k+1)%3]], v)
+			e2 := sub3(s.verts[p[(k+2)%3]], v)
+			c := dot3(e1, e2) / (len3(e1) * len3(e2))
+			ang := math.Acos(max(-1, min(1, c)))
+			s.vnorm[p[k]] = add3(s.vnorm[p[k]], scale3(s.fnorm[i], ang))
+		}
+	}
+	used := make([]bool, len(s.verts))
+	for _, p := range s.prims {
+		used[p[0]], used[p[1]], used[p[2]] = true, true, true
+	}
+	for i, n := range s.vnorm {
+		if !used[i] {
+			continue
+		}
+		l := len3(n)
+		if !(l > 1e-12) {
+			e := newShapeError(ErrDegenerate, "vertex normal is undefined (incident faces cancel out)")
+			e.Vertex = i
+			return e
+		}
+		s.vnorm[i] = scale3(n, 1/l)
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package narrow
+
+import (
+	"fmt"
+	"math"
+)
+
+// Method selects the collision detection algorithm.
+type Method uint8
+
+// Methods. The zero value is the full algorithm.
+const (
+	// MethodPredictive is IRTCD with predictive rays: standard steps cast
+	// opposite rays whose hits seed the iterative steps (Lehericey et al.
+	// 2013b, §3.1, Algorithm 1).
+	MethodPredictive Method = iota
+	// MethodIterative is IRTCD (Lehericey et al. 2013, §3): iterative
+	// updates while the pair's displacement stays under the threshold.
+	MethodIterative
+	// MethodStandard is Hermann et al.'s ray-traced CD at every step.
+	MethodStandard
+)
+
+func (m Method) String() string {
+	switch m {
+	case MethodPredictive:
+		return "predictive"
+	case MethodIterative:
+		return "iterative"
+	case MethodStandard:
+		return "standard"
+	}
+	return "method?"
+}
+
+// ParseMethod accepts "standard", "iterative" and "predictive" (also
+// "iterative+predictive").
+func ParseMethod(s string) (Method, error) {
+	switch s {
+	case "standard":
+		return MethodStandard, nil
+	case "iterative":
+		return MethodIterative, nil
+	case "predictive", "iterative+predictive":
+		return MethodPredictive, nil
+	}
+	return 0, fmt.Errorf("%w: unknown method %q (want standard, iterative or predictive)", ErrBadParams, s)
+}
+
+// ParseTraversal accepts "bvh" and "basic".
+func ParseTraversal(s string) (Traversal, error) {
+	switch s {
+	case "bvh":
+		return TraversalBVH, nil
+	case "basic":
+		return TraversalBasic, nil
+	}
+	return 0, fmt.Errorf("%w: unknown traversal %q (want bvh or basic)", ErrBadParams, s)
+}
+
+// Response selects how a ray becomes a contact (package reprojection).
+type Response uint8
+
+// Responses. The zero value is MTD re-projection.
+const (
+	// ResponseMTD re-projects the ray on the hit surface's normal:
+	// P = vertex, Depth = r·n, Dir = n (Lehericey et al. 2013b, §3.2).
+	ResponseMTD Response = iota
+	// ResponseRay uses the raw ray of Hermann et al.: Depth = |r|, Dir = r/|r|.
+	ResponseRay
+	// ResponseWeighted is the raw ray with its depth weighted by the
+	// cosine between ray and hit normal, our reading of Hermann et al.'s
+	// weighting that damps oblique (tangential) rays.
+	ResponseWeighted
+)
+
+func (r Response) String() string {
+	switch r {
+	case ResponseMTD:
+		return "mtd"
+	case ResponseRay:
+		return "ray"
+	case ResponseWeighted:
+		return "weighted"
+	}
+	return "response?"
+}
+
+// Params configures a backend. Zero fields take defaults derived, per pair,
+// from the two shapes' sizes (see Resolve).
+type Params struct {
+	Method    Method
+	Traversal Traversal
+	Response  Response
+
+	// DisplacementThreshold bounds the relative displacement (Eq. 2 of
+	// Lehericey et al. 2013) under which a pair is updated iteratively.
+	// Default: 0.05 × the smaller shape's Size, but at least 2 × the larger
+	// average primitive size.
+	DisplacementThreshold float64
+	// Confidence scales maxIt (Eq. 1, 2013) and the predictive culling
+	// distance (Eq. 1, 2013b). At least 1. Default 2.
+	Confidence float64
+	// DistanceExtension grows the intersection of the two bounding boxes
+	// from which predictive rays are cast (2013b §3.1); must exceed
+	// DisplacementThreshold. Default: Confidence × DisplacementThreshold.
+	// Without prediction the boxes grow by the touching tolerance only.
+	DistanceExtension float64
+	// MaxIt bounds the iterative walk. Default: Eq. 1 of Lehericey et al.
+	// 2013, ceil(Confidence × DisplacementThreshold / averageTrianglesSize)
+	// with the target shape's average primitive size, at least 2.
+	MaxIt int
+	// ManifoldSize is the number of points per manifold after reduction.
+	// Default 4 in 3D, 2 in 2D.
+	ManifoldSize int
+	// ManifoldAngle (radians) is the largest angle between a contact's
+	// normal and its cluster's normal. Default 0.35 (about 20°).
+	ManifoldAngle float64
+}
+
+// Validate reports parameters that can never work.
+func (p Params) Validate() error {
+	bad := func(name string, v float64) error {
+		return fmt.Errorf("%w: %s = %v", ErrBadParams, name, v)
+	}
+	switch {
+	case p.Method > MethodStandard:
+		return fmt.Errorf("%w: method %d", ErrBadParams, p.Method)
+	case p.Traversal > TraversalBasic:
+		return fmt.Errorf("%w: traversal %d", ErrBadParams, p.Traversal)
+	case p.Response > ResponseWeighted:
+		return fmt.Errorf("%w: response %d", ErrBadParams, p.Response)
+	case !finite(p.DisplacementThreshold) || p.DisplacementThreshold < 0:
+		return bad("DisplacementThreshold", p.DisplacementThreshold)
+	case !finite(p.Confidence) || (p.Confidence != 0 && p.Confidence < 1):
+		return bad("Confidence (must be ≥ 1)", p.Confidence)
+	case !finite(p.DistanceExtension) || p.DistanceExtension < 0:
+		return bad("DistanceExtension", p.DistanceExtension)
+	case p.DistanceExtension > 0 && p.DisplacementThreshold > 0 && p.DistanceExtension <= p.DisplacementThreshold:
+		return fmt.Errorf("%w: DistanceExtension %v must exceed DisplacementThreshold %v", ErrBadParams, p.DistanceExtension, p.DisplacementThreshold)
+	case p.MaxIt < 0:
+		return fmt.Errorf("%w: MaxIt = %d", ErrBadParams, p.MaxIt)
+	case p.ManifoldSize < 0 || p.ManifoldSize == 1:
+		return fmt.Errorf("%w: ManifoldSize = %d (0 for default, or ≥ 2)", ErrBadParams, p.ManifoldSize)
+	case !finite(p.ManifoldAngle) || p.ManifoldAngle < 0 || p.ManifoldAngle > math.Pi:
+		return bad("ManifoldAngle", p.ManifoldAngle)
+	}
+	return nil
+}
+
+// Resolved holds the parameters in force for one pair.
+type Resolved struct {
+	Method                Method
+	Traversal             Traversal
+	Response              Response
+	DisplacementThreshold float64
+	Confidence            float64
+	DistanceExtension     float64 // box growth for culling vertices
+	CullingDist           float64 // predictive rays longer than this are dropped (Eq. 1, 2013b)
+	MaxIt                 [2]int  // per target shape: [0] for rays on B (from A), [1] for rays on A
+	ManifoldSize          int
+	ManifoldCos           float64
+}
+
+// Resolve fills in the defaults for a pair of shapes.
+func (p Params) Resolve(a, b *Shape) Resolved {
+	r := Resolved{Method: p.Method, Traversal: p.Traversal, Response: p.Response}
+	r.Confidence = p.Confidence
+	if r.Confidence == 0 {
+		r.Confidence = 2
+	}
+	r.DisplacementThreshold = p.DisplacementThreshold
+	if r.DisplacementThreshold == 0 {
+		r.DisplacementThreshold = max(0.05*min(a.Size(), b.Size()), 2*max(a.avgSize, b.avgSize))
+	}
+	r.CullingDist = r.Confidence * r.DisplacementThreshold
+	switch {
+	case p.Method != MethodPredictive:
+		r.DistanceExtension = max(a.tEps, b.tEps)
+	case p.DistanceExtension > 0:
+		r.DistanceExtension = p.DistanceExtension
+	default:
+		r.DistanceExtension = max(r.CullingDist, 1.5*r.DisplacementThreshold)
+	}
+	for i, target := range [2]*Shape{b, a} {
+		r.MaxIt[i] = p.MaxIt
+		if r.MaxIt[i] == 0 {
+			r.MaxIt[i] = max(2, int(math.Ceil(r.Confidence*r.DisplacementThreshold/target.avgSize)))
+		}
+	}
+	r.ManifoldSize = p.ManifoldSize
+	if r.ManifoldSize == 0 {
+		r.ManifoldSize = 4
+		if a.dim == Dim2 {
+			r.ManifoldSize = 2
+		}
+	}
+	ang := p.ManifoldAngle
+	if ang == 0 {
+		ang = 0.35
+	}
+	r.ManifoldCos = math.Cos(ang)
+	return r
+}

@@ -1,0 +1,246 @@
+package narrow
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// Dim is the dimension of a shape.
+type Dim uint8
+
+// The two kinds of shape.
+const (
+	Dim3 Dim = 3 // closed triangle mesh
+	Dim2 Dim = 2 // closed polygon (with optional holes) in the z=0 plane
+)
+
+// AABB is an axis-aligned box.
+type AABB struct {
+	Min, Max mgl64.Vec3
+}
+
+// Empty reports whether the box contains no point.
+func (b AABB) Empty() bool {
+	return b.Min[0] > b.Max[0] || b.Min[1] > b.Max[1] || b.Min[2] > b.Max[2]
+}
+
+// Contains reports whether p lies in the closed box.
+func (b *AABB) Contains(p [3]float64) bool {
+	return p[0] >= b.Min[0] && p[0] <= b.Max[0] &&
+		p[1] >= b.Min[1] && p[1] <= b.Max[1] &&
+		p[2] >= b.Min[2] && p[2] <= b.Max[2]
+}
+
+// Intersect returns the intersection of two boxes (possibly empty).
+func (b AABB) Intersect(o AABB) AABB {
+	var r AABB
+	for i := 0; i < 3; i++ {
+		r.Min[i] = max(b.Min[i], o.Min[i])
+		r.Max[i] = min(b.Max[i], o.Max[i])
+	}
+	return r
+}
+
+// Grow returns the box extended by d in every direction.
+func (b AABB) Grow(d float64) AABB {
+	for i := 0; i < 3; i++ {
+		b.Min[i] -= d
+		b.Max[i] += d
+	}
+	return b
+}
+
+// Transformed returns a box that bounds b after the map t (the tight box of
+// the transformed box, not of the shape).
+func (b AABB) Transformed(t *Transform) AABB {
+	var c, e [3]float64
+	for i := 0; i < 3; i++ {
+		c[i] = 0.5 * (b.Min[i] + b.Max[i])
+		e[i] = 0.5 * (b.Max[i] - b.Min[i])
+	}
+	wc := t.Apply(c)
+	var r AABB
+	for i := 0; i < 3; i++ {
+		we := math.Abs(t.R[3*i])*e[0] + math.Abs(t.R[3*i+1])*e[1] + math.Abs(t.R[3*i+2])*e[2]
+		r.Min[i] = wc[i] - we
+		r.Max[i] = wc[i] + we
+	}
+	return r
+}
+
+// Shape is an immutable closed surface: a triangle mesh (Dim3) or a polygon
+// with optional holes in the z=0 plane (Dim2). Build it once with NewMesh or
+// NewPolygon (or ReadOBJ) and share it between any number of bodies and
+// goroutines.
+//
+// A polygon's primitives are its segments; internally each segment p0→p1 is
+// stored as the degenerate triangle (p0, p0+(p1-p0), p0+ẑ), so that one
+// intersection routine, one BVH and one iterative walk serve both kinds
+// (see docs/DESIGN.md).
+type Shape struct {
+	dim       Dim
+	verts     [][3]float64 // local coordinates, file order
+	vnorm     [][3]float64 // unit outward vertex normals (zero for unused vertices)
+	prims     [][3]int32   // triangles (a,b,c) counter-clockwise from outside; segments (a,b,-1)
+	fnorm     [][3]float64 // unit outward face normals
+	adj       [][3]int32   // neighbour across edge k (see Adjacent)
+	bounds    AABB
+	radius    float64 // Eq. 2 radius: largest distance of a vertex from the local origin
+	avgSize   float64 // Eq. 1 averageTrianglesSize: mean edge (segment) length
+	scale     float64 // length scale for tolerances
+	tEps      float64 // distance tolerance along rays
+	nodes     []bvhNode
+	leaf      []primData // primitives in BVH leaf order
+	leafOf    []int32    // primitive index → position in leaf
+	maxDeep   int        // BVH depth
+	loops     int
+	leafCount int // build-time cursor into leaf
+}
+
+// Dim returns the shape's dimension.
+func (s *Shape) Dim() Dim { return s.dim }
+
+// NumVertices returns the number of vertices.
+func (s *Shape) NumVertices() int { return len(s.verts) }
+
+// NumPrims returns the number of primitives (triangles or segments).
+func (s *Shape) NumPrims() int { return len(s.prims) }
+
+// Vertex returns vertex i in local coordinates.
+func (s *Shape) Vertex(i int) mgl64.Vec3 { return s.verts[i] }
+
+// VertexNormal returns the unit outward normal of vertex i (angle-weighted in
+// 3D, the bisector of the two segment normals in 2D).
+func (s *Shape) VertexNormal(i int) mgl64.Vec3 { return s.vnorm[i] }
+
+// Prim returns the vertex indices of primitive i; for a segment the third is -1.
+func (s *Shape) Prim(i int) [3]int32 { return s.prims[i] }
+
+// FaceNormal returns the unit outward normal of primitive i.
+func (s *Shape) FaceNormal(i int) mgl64.Vec3 { return s.fnorm[i] }
+
+// Adjacent returns the primitive across edge k of primitive i, or -1.
+// For a triangle (a,b,c): k=0 is edge c-a (barycentric u<0 in Algorithm 2 of
+// Lehericey et al. 2013), k=1 is edge a-b (v<0), k=2 is edge b-c (u+v>1).
+// For a segment a→b: k=0 is the segment before a, k=2 the segment after b,
+// k=1 is -1.
+func (s *Shape) Adjacent(i, k int) int { return int(s.adj[i][k]) }
+
+// Bounds returns the local bounding box.
+func (s *Shape) Bounds() AABB { return s.bounds }
+
+// Radius returns the largest distance of a vertex from the local origin, the
+// radius of Eq. 2 (Lehericey et al. 2013, §3.3).
+func (s *Shape) Radius() float64 { return s.radius }
+
+// AvgPrimSize returns the mean edge length of the triangles (segment length
+// for polygons), the averageTrianglesSize of Eq. 1 (§3.1).
+func (s *Shape) AvgPrimSize() float64 { return s.avgSize }
+
+// Size returns half the diagonal of the local bounding box.
+func (s *Shape) Size() float64 {
+	d := s.bounds.Max.Sub(s.bounds.Min)
+	if s.dim == Dim2 {
+		d[2] = 0
+	}
+	return 0.5 * d.Len()
+}
+
+// BVHDepth returns the depth of the primitive hierarchy.
+func (s *Shape) BVHDepth() int { return s.maxDeep }
+
+// BVHNodes returns the number of nodes of the primitive hierarchy.
+func (s *Shape) BVHNodes() int { return len(s.nodes) }
+
+func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func add3(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+func scale3(a [3]float64, s float64) [3]float64 {
+	return [3]float64{a[0] * s, a[1] * s, a[2] * s}
+}
+func dot3(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func cross3(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+func len3(a [3]float64) float64 { return math.Sqrt(dot3(a, a)) }
+
+// NewMesh builds a closed triangle mesh from vertices and counter-clockwise
+// (seen from outside) triangles. The mesh must be a closed, consistently
+// wound, edge-manifold surface; otherwise a *ShapeError names the offending
+// vertex, triangle or edge. The slices are copied.
+func NewMesh(vertices []mgl64.Vec3, triangles [][3]int) (*Shape, error) {
+	if len(vertices) == 0 || len(triangles) == 0 {
+		return nil, newShapeError(ErrEmpty, fmt.Sprintf("%d vertices, %d triangles", len(vertices), len(triangles)))
+	}
+	if len(vertices) > math.MaxInt32/2 || len(triangles) > math.MaxInt32/4 {
+		return nil, newShapeError(ErrTooLarge, fmt.Sprintf("%d vertices, %d triangles", len(vertices), len(triangles)))
+	}
+	s := &Shape{dim: Dim3, loops: 0}
+	s.verts = make([][3]float64, len(vertices))
+	for i, v := range vertices {
+		for k := 0; k < 3; k++ {
+			if !finite(v[k]) {
+				e := newShapeError(ErrNonFinite, fmt.Sprintf("coordinate %d is %v", k, v[k]))
+				e.Vertex = i
+				return nil, e
+			}
+		}
+		s.verts[i] = v
+	}
+	s.computeBounds()
+	s.prims = make([][3]int32, len(triangles))
+	for i, t := range triangles {
+		for k := 0; k < 3; k++ {
+			if t[k] < 0 || t[k] >= len(vertices) {
+				e := newShapeError(ErrIndexRange, fmt.Sprintf("corner %d refers to vertex %d of %d", k, t[k], len(vertices)))
+				e.Prim = i
+				return nil, e
+			}
+		}
+		s.prims[i] = [3]int32{int32(t[0]), int32(t[1]), int32(t[2])}
+	}
+	if err := s.validateMesh(); err != nil {
+		return nil, err
+	}
+	s.finish()
+	return s, nil
+}
+
+func (s *Shape) computeBounds() {
+	b := AABB{Min: mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	maxAbs := 0.0
+	for _, v := range s.verts {
+		for k := 0; k < 3; k++ {
+			b.Min[k] = min(b.Min[k], v[k])
+			b.Max[k] = max(b.Max[k], v[k])
+			maxAbs = max(maxAbs, math.Abs(v[k]))
+		}
+	}
+	s.bounds = b
+	diag := b.Max.Sub(b.Min).Len()
+	s.scale = max(diag, 1e-3*maxAbs, math.SmallestNonzeroFloat64)
+}
+
+// finish computes the derived data shared by both kinds of shape: radius,
+// average primitive size, tolerances and the BVH.
+func (s *Shape) finish() {
+	for _, v := range s.verts {
+		s.radius = max(s.radius, len3(v))
+	}
+	total, n := 0.0, 0
+	for _, p := range s.prims {
+		if p[2] < 0 {
+			total += len3(sub3(s.verts[p[1]], s.verts[p[0]]))
+			n++
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			total += len3(sub3(s.verts[p[(k+1)%3]], s.verts[p[k]]))
+			n++
+		}
+	}
+	s.avgSize = total / float64(n)
+	s.tEps = 1e-9 * s.scale
+	s.buildBVH()
+}

@@ -1,0 +1,112 @@
+package narrow
+
+import "fmt"
+
+// Direction is one half of a pair: the rays from the vertices of Src cast on
+// Dst. Every pair is processed as two Directions (A's vertices on B, then
+// B's on A), like the two orders of the paper's GPU grid (Lehericey et al.
+// 2013, §3.5). Rays are cast in Dst's local frame, so shapes never need
+// their hierarchy refitted.
+type Direction struct {
+	From               Side
+	Src, Dst           *Shape
+	SrcWorld, DstWorld Transform
+	SrcToDst           Transform // Src local → Dst local
+	Cull               AABB      // world box rays are cast from (empty: none)
+	localCull          AABB      // a box in Src's frame that contains Cull's preimage
+}
+
+// Setup prepares a Direction. ext grows the intersection of the two world
+// bounding boxes (distanceExtension, Lehericey et al. 2013b §3.1).
+func (d *Direction) Setup(from Side, src, dst *Shape, srcPose, dstPose Pose, ext float64) {
+	d.From, d.Src, d.Dst = from, src, dst
+	d.SrcWorld = srcPose.Transform()
+	d.DstWorld = dstPose.Transform()
+	inv := d.DstWorld.Inverse()
+	d.SrcToDst = inv.Mul(&d.SrcWorld)
+	wa := src.bounds.Transformed(&d.SrcWorld)
+	wb := dst.bounds.Transformed(&d.DstWorld)
+	d.Cull = wa.Intersect(wb).Grow(ext)
+	if d.Cull.Empty() {
+		d.localCull = d.Cull
+		return
+	}
+	back := d.SrcWorld.Inverse()
+	d.localCull = d.Cull.Transformed(&back)
+}
+
+// InCull reports whether vertex v lies in the culling box: the intersection
+// of the two world boxes grown by distanceExtension (Hermann et al.'s ray
+// count optimisation). The cheap test in Src's frame runs first so that
+// most vertices are rejected without being transformed.
+func (d *Direction) InCull(v int32) bool {
+	x := d.Src.verts[v]
+	if !d.localCull.Contains(x) {
+		return false
+	}
+	return d.Cull.Contains(d.SrcWorld.Apply(x))
+}
+
+// Ray returns the origin and unit direction, in Dst's frame, of the ray from
+// vertex v along its inward normal.
+func (d *Direction) Ray(v int32) (o, dir [3]float64) {
+	n := d.Src.vnorm[v]
+	return d.SrcToDst.Apply(d.Src.verts[v]), d.SrcToDst.ApplyDir([3]float64{-n[0], -n[1], -n[2]})
+}
+
+// Outcome is the result of one standard ray.
+type Outcome struct {
+	Contact  bool // Hermann contact: Fwd is hit from Dst's inside and Src is not left before
+	Occluded bool // Fwd was hit from inside but the ray left Src first
+	Fwd, Bwd Hit  // nearest hits ahead (t ≥ -tEps) and behind (within back)
+}
+
+// Standard casts the ray of vertex v (Hermann et al. 2008, as in §2 of
+// Lehericey et al. 2013): a contact iff the first hit on Dst is from Dst's
+// inside (ray · outward normal > 0) and no primitive of Src, other than
+// those touching v, is hit before it. With back > 0 the opposite
+// (predictive) ray is traced in the same traversal, up to distance back
+// (Lehericey et al. 2013b, §3.1). Vertices within tEps of a surface touch
+// it: zero-depth contacts are contacts.
+func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
+	var out Outcome
+	if d.Src.vnorm[v] == ([3]float64{}) {
+		return Outcome{Fwd: NoHit, Bwd: NoHit} // vertex used by no primitive
+	}
+	o, dir := d.Ray(v)
+	out.Fwd, out.Bwd = d.Dst.Trace(o, dir, -d.Dst.tEps, back, trav)
+	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
+		return out
+	}
+	n := d.Src.vnorm[v]
+	if d.Src.Occluded(v, [3]float64{-n[0], -n[1], -n[2]}, out.Fwd.T, trav) {
+		out.Occluded = true
+		return out
+	}
+	out.Contact = true
+	return out
+}
+
+// CheckPair validates a pair's poses for its shapes: finite, non-zero
+// quaternions (normalised in place), same dimension, and planar poses for
+// 2D shapes.
+func CheckPair(pr *Pair, a, b *Shape) error {
+	if a.dim != b.dim {
+		return fmt.Errorf("%w: shape A is %dD, shape B is %dD", ErrDimension, a.dim, b.dim)
+	}
+	if err := pr.PoseA.normalize(); err != nil {
+		return fmt.Errorf("pose A: %w", err)
+	}
+	if err := pr.PoseB.normalize(); err != nil {
+		return fmt.Errorf("pose B: %w", err)
+	}
+	if a.dim == Dim2 {
+		if !pr.PoseA.planar() {
+			return fmt.Errorf("pose A: %w: a 2D shape may only rotate about z and translate in the z=0 plane", ErrBadPose)
+		}
+		if !pr.PoseB.planar() {
+			return fmt.Errorf("pose B: %w: a 2D shape may only rotate about z and translate in the z=0 plane", ErrBadPose)
+		}
+	}
+	return nil
+}
