@@ -10,6 +10,17 @@ type bvhNode struct {
 	count    int32 // 0 for interior nodes
 }
 
+// fatNode is the traversal form of an interior node: it holds both
+// children's boxes, so one node fetch decides both slab tests. A child with
+// count > 0 is a leaf covering leaf[child:child+count]; otherwise child is
+// the index of another fatNode.
+type fatNode struct {
+	bmin  [2][3]float64
+	bmax  [2][3]float64
+	child [2]int32
+	count [2]int32
+}
+
 // primData is a primitive prepared for Möller–Trumbore: v0 + u·e1 + v·e2.
 // Triangles store their edges; a segment p0→p1 stores e1 = p1-p0, e2 = ẑ.
 type primData struct {
@@ -77,6 +88,42 @@ func (s *Shape) buildBVH() {
 			// keeps the z test from ever producing NaN or culling.
 			s.nodes[i].min[2], s.nodes[i].max[2] = -1e300, 1e300
 		}
+	}
+	s.makeFat()
+	s.nodes = nil // only the fat form is traversed
+}
+
+// makeFat converts the build tree into fat nodes (interior nodes only, in
+// build order, so the root is fat node 0).
+func (s *Shape) makeFat() {
+	if s.nodes[0].count > 0 {
+		s.fat = nil // the whole shape is one leaf
+		return
+	}
+	fatOf := make([]int32, len(s.nodes))
+	nf := int32(0)
+	for i, n := range s.nodes {
+		if n.count == 0 {
+			fatOf[i] = nf
+			nf++
+		}
+	}
+	s.fat = make([]fatNode, 0, nf)
+	for _, n := range s.nodes {
+		if n.count > 0 {
+			continue
+		}
+		var f fatNode
+		for k := 0; k < 2; k++ {
+			c := &s.nodes[int(n.first)+k]
+			f.bmin[k], f.bmax[k] = c.min, c.max
+			if c.count > 0 {
+				f.child[k], f.count[k] = c.first, c.count
+			} else {
+				f.child[k] = fatOf[int(n.first)+k]
+			}
+		}
+		s.fat = append(s.fat, f)
 	}
 }
 

@@ -94,6 +94,7 @@ type Shape struct {
 	nodes     []bvhNode
 	leaf      []primData // primitives in BVH leaf order
 	leafOf    []int32    // primitive index → position in leaf
+	fat       []fatNode  // traversal nodes (nil when the root is a leaf)
 	maxDeep   int        // BVH depth
 	loops     int
 	leafCount int // build-time cursor into leaf
@@ -152,7 +153,7 @@ func (s *Shape) Size() float64 {
 func (s *Shape) BVHDepth() int { return s.maxDeep }
 
 // BVHNodes returns the number of nodes of the primitive hierarchy.
-func (s *Shape) BVHNodes() int { return len(s.nodes) }
+func (s *Shape) BVHNodes() int { return len(s.fat) }
 
 func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
 func add3(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }

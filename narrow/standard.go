@@ -14,6 +14,7 @@ type Direction struct {
 	SrcToDst           Transform // Src local → Dst local
 	Cull               AABB      // world box rays are cast from (empty: none)
 	localCull          AABB      // a box in Src's frame that contains Cull's preimage
+	dstCull            AABB      // Dst's local box grown by ext, in Dst's frame
 }
 
 // Setup prepares a Direction. ext grows the intersection of the two world
@@ -33,25 +34,50 @@ func (d *Direction) Setup(from Side, src, dst *Shape, srcPose, dstPose Pose, ext
 	}
 	back := d.SrcWorld.Inverse()
 	d.localCull = d.Cull.Transformed(&back)
+	d.dstCull = dst.bounds.Grow(ext)
+	if dst.dim == Dim2 {
+		d.dstCull.Min[2], d.dstCull.Max[2] = -1, 1
+	}
 }
 
-// InCull reports whether vertex v lies in the culling box: the intersection
-// of the two world boxes grown by distanceExtension (Hermann et al.'s ray
-// count optimisation). The cheap test in Src's frame runs first so that
-// most vertices are rejected without being transformed.
+// InCull reports whether vertex v should cast a ray: it must lie in the
+// intersection of the two world bounding boxes grown by distanceExtension
+// (Hermann et al.'s ray-count optimisation, extended as in Lehericey et al.
+// 2013b §3.1) and in Dst's own local box grown likewise — its oriented
+// bounding box, which is tighter than its world box. Both are conservative:
+// a vertex inside Dst lies in both, so no contact (nor prediction within
+// distanceExtension) is lost. The test in Src's frame runs first, so most
+// vertices are rejected without being transformed.
 func (d *Direction) InCull(v int32) bool {
-	x := d.Src.verts[v]
-	if !d.localCull.Contains(x) {
+	x := &d.Src.verts[v]
+	if !d.localCull.Contains(*x) {
 		return false
 	}
-	return d.Cull.Contains(d.SrcWorld.Apply(x))
+	r, t := &d.SrcToDst.R, &d.SrcToDst.T
+	ox := r[0]*x[0] + r[1]*x[1] + r[2]*x[2] + t[0]
+	if ox < d.dstCull.Min[0] || ox > d.dstCull.Max[0] {
+		return false
+	}
+	oy := r[3]*x[0] + r[4]*x[1] + r[5]*x[2] + t[1]
+	if oy < d.dstCull.Min[1] || oy > d.dstCull.Max[1] {
+		return false
+	}
+	oz := r[6]*x[0] + r[7]*x[1] + r[8]*x[2] + t[2]
+	return oz >= d.dstCull.Min[2] && oz <= d.dstCull.Max[2]
 }
 
 // Ray returns the origin and unit direction, in Dst's frame, of the ray from
 // vertex v along its inward normal.
 func (d *Direction) Ray(v int32) (o, dir [3]float64) {
-	n := d.Src.vnorm[v]
-	return d.SrcToDst.Apply(d.Src.verts[v]), d.SrcToDst.ApplyDir([3]float64{-n[0], -n[1], -n[2]})
+	x, n := &d.Src.verts[v], &d.Src.vnorm[v]
+	r, t := &d.SrcToDst.R, &d.SrcToDst.T
+	o[0] = r[0]*x[0] + r[1]*x[1] + r[2]*x[2] + t[0]
+	o[1] = r[3]*x[0] + r[4]*x[1] + r[5]*x[2] + t[1]
+	o[2] = r[6]*x[0] + r[7]*x[1] + r[8]*x[2] + t[2]
+	dir[0] = -(r[0]*n[0] + r[1]*n[1] + r[2]*n[2])
+	dir[1] = -(r[3]*n[0] + r[4]*n[1] + r[5]*n[2])
+	dir[2] = -(r[6]*n[0] + r[7]*n[1] + r[8]*n[2])
+	return o, dir
 }
 
 // Outcome is the result of one standard ray.

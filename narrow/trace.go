@@ -38,33 +38,6 @@ type Hit struct {
 // NoHit is the empty Hit.
 var NoHit = Hit{T: math.Inf(1), Prim: -1}
 
-// intersect is Möller–Trumbore (1997) with a tolerant barycentric test. It
-// returns ok=false for parallel rays and misses; det < 0 means d·n > 0.
-// All traversals use this one routine, so they agree bit for bit.
-func (p *primData) intersect(o, d *[3]float64) (t, det float64, ok bool) {
-	px := d[1]*p.e2[2] - d[2]*p.e2[1]
-	py := d[2]*p.e2[0] - d[0]*p.e2[2]
-	pz := d[0]*p.e2[1] - d[1]*p.e2[0]
-	det = p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
-	if math.Abs(det) <= p.detEps {
-		return 0, 0, false
-	}
-	inv := 1 / det
-	tx, ty, tz := o[0]-p.v0[0], o[1]-p.v0[1], o[2]-p.v0[2]
-	u := (tx*px + ty*py + tz*pz) * inv
-	if u < -baryEps || u > 1+baryEps {
-		return 0, 0, false
-	}
-	qx := ty*p.e1[2] - tz*p.e1[1]
-	qy := tz*p.e1[0] - tx*p.e1[2]
-	qz := tx*p.e1[1] - ty*p.e1[0]
-	v := (d[0]*qx + d[1]*qy + d[2]*qz) * inv
-	if v < -baryEps || u+v > 1+baryEps {
-		return 0, 0, false
-	}
-	return (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv, det, true
-}
-
 // Barycentric returns, for the line o + t·d and primitive i, the line
 // parameter t and the barycentric coordinates (u, v) of the crossing point
 // in the primitive's plane, as used by Algorithm 2 of Lehericey et al. 2013.
@@ -109,103 +82,172 @@ type lineQuery struct {
 
 func (q *lineQuery) init(o, d [3]float64, tLo, back float64) {
 	q.o, q.d, q.tLo, q.back = o, d, tLo, back
-	for k := 0; k < 3; k++ {
-		dk := d[k]
-		// A zero component would make 0·Inf = NaN in the slab test.
-		if math.Abs(dk) < 1e-30 {
-			dk = math.Copysign(1e-30, dk)
-		}
-		q.inv[k] = 1 / dk
-	}
+	q.inv = safeInv(d)
 	q.fwd, q.bwd = NoHit, NoHit
 	q.bwd.T = math.Inf(-1)
 }
 
-// consider records a primitive hit at t in the right bucket.
-func (q *lineQuery) consider(p *primData, t, det float64) {
-	if t >= q.tLo {
-		if t < q.fwd.T || (t == q.fwd.T && p.id < q.fwd.Prim) {
-			q.fwd = Hit{T: t, Prim: p.id, Inside: det < 0}
+// safeInv returns 1/d per component, with zero components replaced by a
+// tiny value of the same sign so that the slab test never computes 0·Inf.
+func safeInv(d [3]float64) [3]float64 {
+	var inv [3]float64
+	for k := 0; k < 3; k++ {
+		dk := d[k]
+		if math.Abs(dk) < 1e-30 {
+			dk = math.Copysign(1e-30, dk)
 		}
-	} else if q.back > 0 && t >= -q.back {
-		if t > q.bwd.T || (t == q.bwd.T && p.id < q.bwd.Prim) {
-			q.bwd = Hit{T: t, Prim: p.id, Inside: det < 0}
+		inv[k] = 1 / dk
+	}
+	return inv
+}
+
+// lower returns the current lower end of the search interval.
+func (q *lineQuery) lower() float64 {
+	if q.back <= 0 {
+		return q.tLo
+	}
+	if q.bwd.Prim >= 0 {
+		return q.bwd.T
+	}
+	return -q.back
+}
+
+// testPrims intersects the line with a run of primitives and keeps the
+// nearest forward and backward hits. Möller–Trumbore (1997) with a tolerant
+// barycentric test, written out here because it is the innermost loop; it
+// must stay identical to primData.intersect.
+func (q *lineQuery) testPrims(prims []primData) {
+	dx, dy, dz := q.d[0], q.d[1], q.d[2]
+	ox, oy, oz := q.o[0], q.o[1], q.o[2]
+	for i := range prims {
+		p := &prims[i]
+		px := dy*p.e2[2] - dz*p.e2[1]
+		py := dz*p.e2[0] - dx*p.e2[2]
+		pz := dx*p.e2[1] - dy*p.e2[0]
+		det := p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
+		if math.Abs(det) <= p.detEps {
+			continue
+		}
+		inv := 1 / det
+		tx, ty, tz := ox-p.v0[0], oy-p.v0[1], oz-p.v0[2]
+		u := (tx*px + ty*py + tz*pz) * inv
+		if u < -baryEps || u > 1+baryEps {
+			continue
+		}
+		qx := ty*p.e1[2] - tz*p.e1[1]
+		qy := tz*p.e1[0] - tx*p.e1[2]
+		qz := tx*p.e1[1] - ty*p.e1[0]
+		v := (dx*qx + dy*qy + dz*qz) * inv
+		if v < -baryEps || u+v > 1+baryEps {
+			continue
+		}
+		t := (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv
+		if t >= q.tLo {
+			if t < q.fwd.T || (t == q.fwd.T && p.id < q.fwd.Prim) {
+				q.fwd = Hit{T: t, Prim: p.id, Inside: det < 0}
+			}
+		} else if q.back > 0 && t >= -q.back {
+			if t > q.bwd.T || (t == q.bwd.T && p.id < q.bwd.Prim) {
+				q.bwd = Hit{T: t, Prim: p.id, Inside: det < 0}
+			}
 		}
 	}
 }
 
-// slab intersects the line with a node box restricted to [t0, t1].
-func slab(n *bvhNode, o, inv *[3]float64, t0, t1 float64) (float64, bool) {
-	ax := (n.min[0] - o[0]) * inv[0]
-	bx := (n.max[0] - o[0]) * inv[0]
-	ay := (n.min[1] - o[1]) * inv[1]
-	by := (n.max[1] - o[1]) * inv[1]
-	az := (n.min[2] - o[2]) * inv[2]
-	bz := (n.max[2] - o[2]) * inv[2]
-	lo := max(t0, min(ax, bx), min(ay, by), min(az, bz))
-	hi := min(t1, max(ax, bx), max(ay, by), max(az, bz))
-	return lo, lo <= hi
+// stackEntry is a deferred subtree with its [entry, exit] distances.
+type stackEntry struct {
+	ref, count int32
+	t0, t1     float64
 }
 
 // traceBVH finds the nearest forward hit (t ≥ tLo) and, if q.back > 0, the
 // nearest backward hit (t in [-back, tLo)) in one traversal: the predictive
 // ray shares the standard ray's traversal (Lehericey et al. 2013b, §3.1).
+// Children are visited near first; leaves are tested as soon as they are
+// reached; a deferred subtree is dropped on pop if the interval has shrunk
+// past it.
 func (s *Shape) traceBVH(q *lineQuery) {
-	var stack [maxDepth + 2]int32
-	sp := 0
-	lo := q.tLo
-	if q.back > 0 {
-		lo = -q.back
+	if s.fat == nil {
+		q.testPrims(s.leaf)
+		return
 	}
+	ox, oy, oz := q.o[0], q.o[1], q.o[2]
+	ix, iy, iz := q.inv[0], q.inv[1], q.inv[2]
+	var stack [2*maxDepth + 4]stackEntry
+	sp := 0
 	ni := int32(0)
 	for {
-		n := &s.nodes[ni]
-		if n.count > 0 {
-			for i := n.first; i < n.first+n.count; i++ {
-				p := &s.leaf[i]
-				if t, det, ok := p.intersect(&q.o, &q.d); ok {
-					q.consider(p, t, det)
-				}
-			}
-		} else {
-			hi := q.fwd.T
-			l := lo
-			if q.back > 0 && q.bwd.Prim >= 0 {
-				l = q.bwd.T
-			}
-			c0, c1 := n.first, n.first+1
-			t0, h0 := slab(&s.nodes[c0], &q.o, &q.inv, l, hi)
-			t1, h1 := slab(&s.nodes[c1], &q.o, &q.inv, l, hi)
-			if h0 && h1 {
-				if t1 < t0 {
-					c0, c1 = c1, c0
-				}
-				stack[sp] = c1
-				sp++
-				ni = c0
-				continue
-			} else if h0 {
-				ni = c0
-				continue
-			} else if h1 {
-				ni = c1
-				continue
+		n := &s.fat[ni]
+		lo, hi := q.lower(), q.fwd.T
+		ax := (n.bmin[0][0] - ox) * ix
+		bx := (n.bmax[0][0] - ox) * ix
+		ay := (n.bmin[0][1] - oy) * iy
+		by := (n.bmax[0][1] - oy) * iy
+		az := (n.bmin[0][2] - oz) * iz
+		bz := (n.bmax[0][2] - oz) * iz
+		a0 := max(lo, min(ax, bx), min(ay, by), min(az, bz))
+		b0 := min(hi, max(ax, bx), max(ay, by), max(az, bz))
+		ax = (n.bmin[1][0] - ox) * ix
+		bx = (n.bmax[1][0] - ox) * ix
+		ay = (n.bmin[1][1] - oy) * iy
+		by = (n.bmax[1][1] - oy) * iy
+		az = (n.bmin[1][2] - oz) * iz
+		bz = (n.bmax[1][2] - oz) * iz
+		a1 := max(lo, min(ax, bx), min(ay, by), min(az, bz))
+		b1 := min(hi, max(ax, bx), max(ay, by), max(az, bz))
+		h0, h1 := a0 <= b0, a1 <= b1
+		// Order: near child first.
+		c0, n0, c1, n1 := n.child[0], n.count[0], n.child[1], n.count[1]
+		if h0 && h1 && a1 < a0 {
+			c0, n0, c1, n1 = c1, n1, c0, n0
+			a0, b0, a1, b1 = a1, b1, a0, b0
+		} else if !h0 {
+			c0, n0, a0, b0, h0 = c1, n1, a1, b1, h1
+			h1 = false
+		}
+		next := int32(-1)
+		if h0 {
+			if n0 > 0 {
+				q.testPrims(s.leaf[c0 : c0+n0])
+			} else {
+				next = c0
 			}
 		}
-		// Pop, re-checking the box against the (possibly shrunk) interval.
+		if h1 && a1 <= q.fwd.T {
+			if n1 > 0 {
+				if next < 0 {
+					q.testPrims(s.leaf[c1 : c1+n1])
+				} else {
+					stack[sp] = stackEntry{ref: c1, count: n1, t0: a1, t1: b1}
+					sp++
+				}
+			} else if next < 0 {
+				next = c1
+			} else {
+				stack[sp] = stackEntry{ref: c1, t0: a1, t1: b1}
+				sp++
+			}
+		}
+		if next >= 0 {
+			ni = next
+			continue
+		}
+		// Pop the next subtree still overlapping the interval.
 		for {
 			if sp == 0 {
 				return
 			}
 			sp--
-			ni = stack[sp]
-			l := lo
-			if q.back > 0 && q.bwd.Prim >= 0 {
-				l = q.bwd.T
+			e := &stack[sp]
+			if e.t0 > q.fwd.T || e.t1 < q.lower() {
+				continue
 			}
-			if _, h := slab(&s.nodes[ni], &q.o, &q.inv, l, q.fwd.T); h {
-				break
+			if e.count > 0 {
+				q.testPrims(s.leaf[e.ref : e.ref+e.count])
+				continue
 			}
+			ni = e.ref
+			break
 		}
 	}
 }
@@ -213,12 +255,7 @@ func (s *Shape) traceBVH(q *lineQuery) {
 // traceBasic is the same query over every primitive (§4.2, basic traversal):
 // the forward and the predictive ray are fully factorised in one loop.
 func (s *Shape) traceBasic(q *lineQuery) {
-	for i := range s.leaf {
-		p := &s.leaf[i]
-		if t, det, ok := p.intersect(&q.o, &q.d); ok {
-			q.consider(p, t, det)
-		}
-	}
+	q.testPrims(s.leaf)
 }
 
 // Trace casts the line o + t·d (d unit, shape-local coordinates) and returns
@@ -239,6 +276,44 @@ func (s *Shape) Trace(o, d [3]float64, tLo, back float64, trav Traversal) (fwd, 
 	return q.fwd, q.bwd
 }
 
+// anyHit reports whether the ray meets one of prims with tLo < t < tHi,
+// skipping those incident to vertex v. Same arithmetic as testPrims.
+func anyHit(prims []primData, o, d *[3]float64, tLo, tHi float64, v int32) bool {
+	dx, dy, dz := d[0], d[1], d[2]
+	ox, oy, oz := o[0], o[1], o[2]
+	for i := range prims {
+		p := &prims[i]
+		if p.a == v || p.b == v || p.c == v {
+			continue
+		}
+		px := dy*p.e2[2] - dz*p.e2[1]
+		py := dz*p.e2[0] - dx*p.e2[2]
+		pz := dx*p.e2[1] - dy*p.e2[0]
+		det := p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
+		if math.Abs(det) <= p.detEps {
+			continue
+		}
+		inv := 1 / det
+		tx, ty, tz := ox-p.v0[0], oy-p.v0[1], oz-p.v0[2]
+		u := (tx*px + ty*py + tz*pz) * inv
+		if u < -baryEps || u > 1+baryEps {
+			continue
+		}
+		qx := ty*p.e1[2] - tz*p.e1[1]
+		qy := tz*p.e1[0] - tx*p.e1[2]
+		qz := tx*p.e1[1] - ty*p.e1[0]
+		w := (dx*qx + dy*qy + dz*qz) * inv
+		if w < -baryEps || u+w > 1+baryEps {
+			continue
+		}
+		t := (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv
+		if t > tLo && t < tHi {
+			return true
+		}
+	}
+	return false
+}
+
 // occluded reports whether the ray o + t·d meets a primitive of s with
 // tLo < t < tHi other than those incident to vertex v (any-hit query). This
 // is Hermann's "before leaving the source object" test.
@@ -246,49 +321,37 @@ func (s *Shape) occluded(o, d [3]float64, tLo, tHi float64, v int32, trav Traver
 	if !(tHi > tLo) {
 		return false
 	}
-	test := func(p *primData) bool {
-		if p.a == v || p.b == v || p.c == v {
-			return false
-		}
-		t, _, ok := p.intersect(&o, &d)
-		return ok && t > tLo && t < tHi
+	if trav == TraversalBasic || s.fat == nil {
+		return anyHit(s.leaf, &o, &d, tLo, tHi, v)
 	}
-	if trav == TraversalBasic {
-		for i := range s.leaf {
-			if test(&s.leaf[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	var inv [3]float64
-	for k := 0; k < 3; k++ {
-		dk := d[k]
-		if math.Abs(dk) < 1e-30 {
-			dk = math.Copysign(1e-30, dk)
-		}
-		inv[k] = 1 / dk
-	}
+	inv := safeInv(d)
+	ox, oy, oz := o[0], o[1], o[2]
+	ix, iy, iz := inv[0], inv[1], inv[2]
 	var stack [maxDepth + 2]int32
 	stack[0] = 0
 	sp := 1
 	for sp > 0 {
 		sp--
-		n := &s.nodes[stack[sp]]
-		if _, h := slab(n, &o, &inv, tLo, tHi); !h {
-			continue
-		}
-		if n.count > 0 {
-			for i := n.first; i < n.first+n.count; i++ {
-				if test(&s.leaf[i]) {
+		n := &s.fat[stack[sp]]
+		for k := 0; k < 2; k++ {
+			ax := (n.bmin[k][0] - ox) * ix
+			bx := (n.bmax[k][0] - ox) * ix
+			ay := (n.bmin[k][1] - oy) * iy
+			by := (n.bmax[k][1] - oy) * iy
+			az := (n.bmin[k][2] - oz) * iz
+			bz := (n.bmax[k][2] - oz) * iz
+			if max(tLo, min(ax, bx), min(ay, by), min(az, bz)) > min(tHi, max(ax, bx), max(ay, by), max(az, bz)) {
+				continue
+			}
+			if c := n.count[k]; c > 0 {
+				if anyHit(s.leaf[n.child[k]:n.child[k]+c], &o, &d, tLo, tHi, v) {
 					return true
 				}
+				continue
 			}
-			continue
+			stack[sp] = n.child[k]
+			sp++
 		}
-		stack[sp] = n.first
-		stack[sp+1] = n.first + 1
-		sp += 2
 	}
 	return false
 }

@@ -1,0 +1,135 @@
+package cpubackend_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/reference"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// poseSet is a named distribution of random overlapping bunny poses.
+type poseSet struct {
+	name  string
+	poses [][2]narrow.Pose
+}
+
+var (
+	benchOnce  sync.Once
+	benchBunny *narrow.Shape
+	benchSets  []poseSet
+)
+
+// maxDepth returns the deepest standard contact of a pair.
+func maxDepth(be *cpubackend.Backend, id narrow.ShapeID, pa, pb narrow.Pose, res *narrow.Result) float64 {
+	_ = be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: id, B: id, PoseA: pa, PoseB: pb}}, res)
+	d := -1.0
+	for _, c := range res.Pairs[0].Contacts {
+		d = max(d, c.Depth)
+	}
+	return d
+}
+
+// benchPoses builds two sets of 500 poses of two bunnies (seeded):
+//
+//   - contact: random orientations and direction; the distance between the
+//     centres is bisected until the deepest contact is within [1%, 3%] of the
+//     bunny's Size — the shallow interpenetration a simulation's narrow phase
+//     sees every step;
+//   - deep: centres uniformly within 0.5 × (sum of Sizes), often deep.
+func benchPoses(tb testing.TB) (*narrow.Shape, []poseSet) {
+	benchOnce.Do(func() {
+		bunny, err := narrow.LoadOBJ("../testdata/bunny.obj")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		be, _ := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
+		defer be.Close()
+		id, _ := be.RegisterShape(bunny)
+		var res narrow.Result
+		rng := rand.New(rand.NewPCG(7, 7))
+		deep := poseSet{name: "deep"}
+		for len(deep.poses) < 500 {
+			pa, pb := reference.RandomOverlap(rng, bunny, bunny, 0.5)
+			if maxDepth(be, id, pa, pb, &res) >= 0 {
+				deep.poses = append(deep.poses, [2]narrow.Pose{pa, pb})
+			}
+		}
+		contact := poseSet{name: "contact"}
+		size := bunny.Size()
+		for len(contact.poses) < 500 {
+			pa, pb := reference.RandomOverlap(rng, bunny, bunny, 0.5)
+			dir := pb.Pos.Sub(pa.Pos)
+			base := pa.Pos
+			// Move B along dir: s=0 overlaps fully, s=1 is beyond 2×Size.
+			at := func(s float64) narrow.Pose {
+				q := pb
+				q.Pos = base.Add(dir.Normalize().Mul(s * 2 * size))
+				return q
+			}
+			lo, hi := 0.0, 1.0
+			for it := 0; it < 40; it++ {
+				mid := 0.5 * (lo + hi)
+				d := maxDepth(be, id, pa, at(mid), &res)
+				switch {
+				case d > 0.03*size:
+					lo = mid
+				case d < 0.01*size:
+					hi = mid
+				default:
+					lo, hi = mid, mid
+				}
+				if lo == hi {
+					contact.poses = append(contact.poses, [2]narrow.Pose{pa, at(mid)})
+					break
+				}
+			}
+		}
+		benchBunny, benchSets = bunny, []poseSet{contact, deep}
+	})
+	return benchBunny, benchSets
+}
+
+// BenchmarkPairStandard measures one pair (both directions) with the
+// standard algorithm on one core, cycling over 500 poses of two bunnies:
+// µs per pair and ns per ray (standard rays plus own-body checks).
+func BenchmarkPairStandard(b *testing.B) {
+	bunny, sets := benchPoses(b)
+	for _, set := range sets {
+		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
+			b.Run(set.name+"/"+trav.String(), func(b *testing.B) {
+				be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard, Traversal: trav}, cpubackend.WithWorkers(1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer be.Close()
+				id, _ := be.RegisterShape(bunny)
+				pairs := make([][]narrow.Pair, len(set.poses))
+				for i, p := range set.poses {
+					pairs[i] = []narrow.Pair{{ID: 1, A: id, B: id, PoseA: p[0], PoseB: p[1]}}
+				}
+				var res narrow.Result
+				ctx := context.Background()
+				rays, contacts := 0, 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := be.Detect(ctx, pairs[i%len(pairs)], &res); err != nil {
+						b.Fatal(err)
+					}
+					rays += res.Stats.StandardRays + res.Stats.OcclusionRays
+					contacts += res.Stats.Contacts
+				}
+				b.StopTimer()
+				ns := float64(b.Elapsed().Nanoseconds())
+				b.ReportMetric(ns/float64(b.N)/1e3, "µs/pair")
+				b.ReportMetric(ns/float64(max(rays, 1)), "ns/ray")
+				b.ReportMetric(float64(rays)/float64(b.N), "rays/pair")
+				b.ReportMetric(float64(contacts)/float64(b.N), "contacts/pair")
+			})
+		}
+	}
+}

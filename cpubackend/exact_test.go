@@ -1,0 +1,162 @@
+package cpubackend_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/reference"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// loadMesh loads a test mesh scaled so that its Size (half the bounding-box
+// diagonal) is about 1, which makes the four meshes comparable.
+func loadMesh(t testing.TB, name string) *narrow.Shape {
+	t.Helper()
+	s, err := narrow.LoadOBJ("../testdata/" + name + ".obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 1 / s.Size()
+	vs := make([]mgl64.Vec3, s.NumVertices())
+	for i := range vs {
+		vs[i] = s.Vertex(i).Mul(k)
+	}
+	ts := make([][3]int, s.NumPrims())
+	for i := range ts {
+		p := s.Prim(i)
+		ts[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
+	}
+	s, err = narrow.NewMesh(vs, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// detectOne runs one standard step on one pair.
+func detectOne(t testing.TB, p narrow.Params, a, b *narrow.Shape, pa, pb narrow.Pose) []narrow.Contact {
+	t.Helper()
+	be, err := cpubackend.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	ia, _ := be.RegisterShape(a)
+	ib, _ := be.RegisterShape(b)
+	var res narrow.Result
+	if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Pairs[0].Err != nil {
+		t.Fatal(res.Pairs[0].Err)
+	}
+	return append([]narrow.Contact(nil), res.Pairs[0].Contacts...)
+}
+
+// compareWithReference checks fast-path contacts against the brute-force
+// reference: the same (side, vertex) set except for borderline rays, and the
+// same depth and direction.
+func compareWithReference(t *testing.T, label string, got []narrow.Contact, ref []reference.Contact, scale float64) (borderline int) {
+	t.Helper()
+	type key struct {
+		s narrow.Side
+		v int
+	}
+	rm := map[key]reference.Contact{}
+	for _, r := range ref {
+		rm[key{r.From, r.Vertex}] = r
+		if r.Borderline {
+			borderline++
+		}
+	}
+	gm := map[key]narrow.Contact{}
+	for _, c := range got {
+		k := key{c.From, int(c.Vertex)}
+		gm[k] = c
+		r, ok := rm[k]
+		if !ok {
+			t.Errorf("%s: extra contact from %v vertex %d prim %d depth %g", label, c.From, c.Vertex, c.Prim, c.Depth)
+			continue
+		}
+		if r.Borderline {
+			continue
+		}
+		if math.Abs(r.Depth-c.Depth) > 1e-7*scale {
+			t.Errorf("%s: %v vertex %d: depth %.12g, reference %.12g (prim %d vs %d)", label, c.From, c.Vertex, c.Depth, r.Depth, c.Prim, r.Prim)
+		}
+		if c.Dir.Sub(r.Normal).Len() > 1e-6 && int(c.Prim) != r.Prim {
+			t.Errorf("%s: %v vertex %d: dir %v prim %d, reference %v prim %d", label, c.From, c.Vertex, c.Dir, c.Prim, r.Normal, r.Prim)
+		}
+		if c.P.Sub(r.P).Len() > 1e-9*scale {
+			t.Errorf("%s: %v vertex %d: P %v, reference %v", label, c.From, c.Vertex, c.P, r.P)
+		}
+	}
+	for k, r := range rm {
+		if _, ok := gm[k]; !ok && !r.Borderline {
+			t.Errorf("%s: missed contact from %v vertex %d (prim %d, t %g, depth %g)", label, k.s, k.v, r.Prim, r.T, r.Depth)
+		}
+	}
+	return borderline
+}
+
+func sameContacts(t *testing.T, label string, a, b []narrow.Contact) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Errorf("%s: %d contacts vs %d", label, len(a), len(b))
+		return
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("%s: contact %d differs: %+v vs %+v", label, i, a[i], b[i])
+			return
+		}
+	}
+}
+
+func TestStandardMatchesReference3D(t *testing.T) {
+	cases := []struct {
+		a, b  string
+		poses int
+	}{
+		{"bunny", "bunny", 24},
+		{"torus", "torus", 16},
+		{"bunny", "torus", 16},
+		{"teddy", "bunny", 6},
+		{"duck", "torus", 4},
+	}
+	if testing.Short() {
+		for i := range cases {
+			cases[i].poses = max(1, cases[i].poses/4)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.a+"-"+tc.b, func(t *testing.T) {
+			a, b := loadMesh(t, tc.a), loadMesh(t, tc.b)
+			rng := rand.New(rand.NewPCG(1, uint64(len(tc.a)*31+len(tc.b))))
+			total, border := 0, 0
+			for i, used := 0, 0; used < tc.poses && i < 8*tc.poses; i++ {
+				pa, pb := reference.RandomOverlap(rng, a, b, 0.5)
+				ref := reference.Contacts(a, b, pa, pb)
+				if len(ref) == 0 {
+					continue // the bodies happen not to intersect
+				}
+				used++
+				label := fmt.Sprintf("pose %d", i)
+				bvh := detectOne(t, narrow.Params{Method: narrow.MethodStandard}, a, b, pa, pb)
+				basic := detectOne(t, narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic}, a, b, pa, pb)
+				sameContacts(t, label+" bvh vs basic", bvh, basic)
+				border += compareWithReference(t, label, bvh, ref, max(a.Size(), b.Size()))
+				total += len(ref)
+			}
+			t.Logf("%d reference contacts, %d borderline", total, border)
+			if total == 0 {
+				t.Fatal("no contacts at all: poses do not overlap")
+			}
+		})
+	}
+}

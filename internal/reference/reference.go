@@ -1,0 +1,235 @@
+// Package reference is the test oracle of irtcd: a brute-force
+// implementation of Hermann et al.'s standard ray-traced collision detection
+// that works in world coordinates over every primitive, with its own
+// intersection arithmetic (plane crossing and edge functions, not
+// Möller–Trumbore, no BVH, no culling). Tests check every fast path against
+// it. It is deliberately simple and slow; never use it outside tests and
+// tools that verify results.
+package reference
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// Contact is a reference contact.
+type Contact struct {
+	From       narrow.Side
+	Vertex     int
+	Prim       int
+	T          float64    // ray length to the hit
+	P          mgl64.Vec3 // world vertex
+	RayDir     mgl64.Vec3 // world ray direction (inward normal)
+	Normal     mgl64.Vec3 // world outward normal of the hit primitive
+	Depth      float64    // MTD depth r·n
+	Borderline bool       // the decision is within tolerance of flipping
+}
+
+type world struct {
+	s     *narrow.Shape
+	verts []mgl64.Vec3
+	norms []mgl64.Vec3
+}
+
+func place(s *narrow.Shape, p narrow.Pose) world {
+	w := world{s: s, verts: make([]mgl64.Vec3, s.NumVertices()), norms: make([]mgl64.Vec3, s.NumVertices())}
+	for i := range w.verts {
+		w.verts[i] = p.Rot.Rotate(s.Vertex(i)).Add(p.Pos)
+		w.norms[i] = p.Rot.Rotate(s.VertexNormal(i))
+	}
+	return w
+}
+
+// cross returns where the line o + t·d crosses primitive i: t, the outward
+// normal, whether it lies within the primitive (with relative tolerance
+// tol), and how close to the primitive's border it is (barycentric margin).
+func (w *world) cross(i int, o, d mgl64.Vec3, tol float64) (t float64, n mgl64.Vec3, in bool, margin float64, ok bool) {
+	pr := w.s.Prim(i)
+	p0, p1 := w.verts[pr[0]], w.verts[pr[1]]
+	if pr[2] < 0 { // segment in the z=0 plane
+		e := p1.Sub(p0)
+		n = mgl64.Vec3{e[1], -e[0], 0}.Normalize()
+		den := d.Dot(n)
+		if math.Abs(den) < 1e-12 {
+			return 0, n, false, 0, false
+		}
+		t = p0.Sub(o).Dot(n) / den
+		h := o.Add(d.Mul(t))
+		s := h.Sub(p0).Dot(e) / e.Dot(e)
+		margin = min(s, 1-s)
+		return t, n, margin >= -tol, margin, true
+	}
+	p2 := w.verts[pr[2]]
+	nn := p1.Sub(p0).Cross(p2.Sub(p0))
+	area2 := nn.Len()
+	n = nn.Mul(1 / area2)
+	den := d.Dot(n)
+	if math.Abs(den) < 1e-12 {
+		return 0, n, false, 0, false
+	}
+	t = p0.Sub(o).Dot(n) / den
+	h := o.Add(d.Mul(t))
+	// Barycentric weights from sub-triangle areas.
+	w0 := p1.Sub(h).Cross(p2.Sub(h)).Dot(n) / area2
+	w1 := p2.Sub(h).Cross(p0.Sub(h)).Dot(n) / area2
+	w2 := 1 - w0 - w1
+	margin = min(w0, w1, w2)
+	return t, n, margin >= -tol, margin, true
+}
+
+// Contacts returns the contacts of the standard algorithm for shapes a and b
+// at poses pa and pb, sorted by From then Vertex.
+func Contacts(a, b *narrow.Shape, pa, pb narrow.Pose) []Contact {
+	wa, wb := place(a, pa), place(b, pb)
+	var out []Contact
+	out = appendDir(out, narrow.SideA, &wa, &wb)
+	out = appendDir(out, narrow.SideB, &wb, &wa)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].Vertex < out[j].Vertex
+	})
+	return out
+}
+
+const (
+	tolBary   = 1e-9 // same acceptance as the fast path
+	tolBorder = 1e-6 // decisions this close to flipping are borderline
+)
+
+func appendDir(out []Contact, from narrow.Side, src, dst *world) []Contact {
+	scale := max(dst.s.Size(), src.s.Size(), 1e-300)
+	tEpsDst := dst.s.TEps()
+	tEpsSrc := src.s.TEps()
+	for v := range src.verts {
+		if src.s.VertexNormal(v) == (mgl64.Vec3{}) {
+			continue
+		}
+		o, d := src.verts[v], src.norms[v].Mul(-1)
+		best, bestT, bestMargin := -1, math.Inf(1), 0.0
+		var bestN mgl64.Vec3
+		border := false
+		for i := 0; i < dst.s.NumPrims(); i++ {
+			t, n, in, margin, ok := dst.cross(i, o, d, tolBary)
+			if !ok {
+				continue
+			}
+			if math.Abs(margin) < tolBorder && t >= -tEpsDst && t < bestT+tolBorder*scale {
+				border = true // the ray grazes an edge near the first hit
+			}
+			if !in || t < -tEpsDst {
+				if in && math.Abs(t+tEpsDst) < tolBorder*scale {
+					border = true
+				}
+				continue
+			}
+			if t < bestT-tolBorder*scale {
+				// clearly nearer
+			} else if t <= bestT+tolBorder*scale {
+				border = border || (best >= 0 && n.Dot(d)*bestN.Dot(d) <= 0)
+			}
+			if t < bestT || (t == bestT && i < best) {
+				best, bestT, bestN, bestMargin = i, t, n, margin
+			}
+		}
+		_ = bestMargin
+		if best < 0 {
+			continue
+		}
+		cos := d.Dot(bestN)
+		if math.Abs(cos) < tolBorder {
+			border = true
+		}
+		if cos <= 0 {
+			if border {
+				out = append(out, Contact{From: from, Vertex: v, Prim: best, T: bestT, Borderline: true, P: o, RayDir: d, Normal: bestN})
+			}
+			continue
+		}
+		// Leaves its own shape first?
+		occluded := false
+		for i := 0; i < src.s.NumPrims(); i++ {
+			pr := src.s.Prim(i)
+			if int(pr[0]) == v || int(pr[1]) == v || int(pr[2]) == v {
+				continue
+			}
+			t, _, in, margin, ok := src.cross(i, o, d, tolBary)
+			if !ok || !in {
+				if ok && math.Abs(margin) < tolBorder && t > tEpsSrc && t < bestT {
+					border = true
+				}
+				continue
+			}
+			if t > tEpsSrc && t < bestT-tEpsSrc {
+				occluded = true
+				if math.Abs(t-bestT) < tolBorder*scale || math.Abs(margin) < tolBorder {
+					border = true
+				}
+			} else if math.Abs(t-bestT) < tolBorder*scale || math.Abs(t-tEpsSrc) < tolBorder*scale {
+				border = true
+			}
+		}
+		if occluded && !border {
+			continue
+		}
+		out = append(out, Contact{
+			From: from, Vertex: v, Prim: best, T: bestT, P: o, RayDir: d, Normal: bestN,
+			Depth: max(bestT*cos, 0), Borderline: border || occluded,
+		})
+	}
+	return out
+}
+
+// RandomRotation returns a uniformly distributed unit quaternion.
+func RandomRotation(rng *rand.Rand) mgl64.Quat {
+	for {
+		q := mgl64.Quat{W: rng.NormFloat64(), V: mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}}
+		if l := q.Len(); l > 1e-6 {
+			return q.Scale(1 / l)
+		}
+	}
+}
+
+// center returns the centre of a shape's local bounding box.
+func center(s *narrow.Shape) mgl64.Vec3 {
+	b := s.Bounds()
+	c := b.Min.Add(b.Max).Mul(0.5)
+	if s.Dim() == narrow.Dim2 {
+		c[2] = 0
+	}
+	return c
+}
+
+// RandomOverlap returns random poses of a and b whose bounding-box centres
+// are at most frac × (a.Size() + b.Size()) apart, with random orientations
+// (about z only for 2D shapes). frac around 0.5 gives overlapping pairs.
+func RandomOverlap(rng *rand.Rand, a, b *narrow.Shape, frac float64) (narrow.Pose, narrow.Pose) {
+	planar := a.Dim() == narrow.Dim2
+	pose := func(s *narrow.Shape, at mgl64.Vec3) narrow.Pose {
+		var q mgl64.Quat
+		if planar {
+			ang := rng.Float64() * 2 * math.Pi
+			q = mgl64.Quat{W: math.Cos(ang / 2), V: mgl64.Vec3{0, 0, math.Sin(ang / 2)}}
+		} else {
+			q = RandomRotation(rng)
+		}
+		return narrow.Pose{Pos: at.Sub(q.Rotate(center(s))), Rot: q}
+	}
+	var off mgl64.Vec3
+	for {
+		off = mgl64.Vec3{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64()*2 - 1}
+		if planar {
+			off[2] = 0
+		}
+		if l := off.Len(); l <= 1 && l > 1e-3 {
+			break
+		}
+	}
+	off = off.Mul(frac * (a.Size() + b.Size()))
+	return pose(a, mgl64.Vec3{}), pose(b, off)
+}
