@@ -32,7 +32,7 @@ func cornerOf(p [3]int32, k int) (int32, int32) {
 func (s *Shape) validateMesh() error {
 	nt := len(s.prims)
 	s.fnorm = make([][3]float64, nt)
-	areaTol := 1e-14 * s.scale * s.scale
+	areaTol := s.areaTol
 	for i, p := range s.prims {
 		if p[0] == p[1] || p[1] == p[2] || p[0] == p[2] {
 			e := newShapeError(ErrDegenerate, fmt.Sprintf("repeated vertex (%d %d %d)", p[0], p[1], p[2]))

@@ -95,16 +95,18 @@ type Params struct {
 
 	// DisplacementThreshold bounds the relative displacement (Eq. 2 of
 	// Lehericey et al. 2013) under which a pair is updated iteratively.
-	// Default: 0.05 × the smaller shape's Size, but at least 2 × the larger
-	// average primitive size.
+	// Default: 0.05 × the smaller shape's Size (half its bounding-box
+	// diagonal).
 	DisplacementThreshold float64
 	// Confidence scales maxIt (Eq. 1, 2013) and the predictive culling
 	// distance (Eq. 1, 2013b). At least 1. Default 2.
 	Confidence float64
 	// DistanceExtension grows the intersection of the two bounding boxes
 	// from which predictive rays are cast (2013b §3.1); must exceed
-	// DisplacementThreshold. Default: Confidence × DisplacementThreshold.
-	// Without prediction the boxes grow by the touching tolerance only.
+	// DisplacementThreshold (a smaller value is raised to 1.5 ×
+	// DisplacementThreshold). Default: max(Confidence, 1.5) ×
+	// DisplacementThreshold. Without prediction the boxes grow by the
+	// touching tolerance only.
 	DistanceExtension float64
 	// MaxIt bounds the iterative walk. Default: Eq. 1 of Lehericey et al.
 	// 2013, ceil(Confidence × DisplacementThreshold / averageTrianglesSize)
@@ -171,14 +173,14 @@ func (p Params) Resolve(a, b *Shape) Resolved {
 	}
 	r.DisplacementThreshold = p.DisplacementThreshold
 	if r.DisplacementThreshold == 0 {
-		r.DisplacementThreshold = max(0.05*min(a.Size(), b.Size()), 2*max(a.avgSize, b.avgSize))
+		r.DisplacementThreshold = 0.05 * min(a.Size(), b.Size())
 	}
 	r.CullingDist = r.Confidence * r.DisplacementThreshold
 	switch {
 	case p.Method != MethodPredictive:
 		r.DistanceExtension = max(a.tEps, b.tEps)
 	case p.DistanceExtension > 0:
-		r.DistanceExtension = p.DistanceExtension
+		r.DistanceExtension = max(p.DistanceExtension, 1.5*r.DisplacementThreshold)
 	default:
 		r.DistanceExtension = max(r.CullingDist, 1.5*r.DisplacementThreshold)
 	}

@@ -73,7 +73,7 @@ func NewPolygon(outer []mgl64.Vec2, holes ...[]mgl64.Vec2) (*Shape, error) {
 			}
 		}
 		area /= 2
-		if !(math.Abs(area) > 1e-12*s.scale*s.scale) {
+		if !(math.Abs(area) > 100*s.areaTol) {
 			e := newShapeError(ErrDegenerate, fmt.Sprintf("loop encloses zero area (%g)", area))
 			e.Loop = li
 			return nil, e

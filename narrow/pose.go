@@ -44,18 +44,22 @@ func (p *Pose) normalize() error {
 		}
 	}
 	q := [4]float64{p.Rot.W, p.Rot.V[0], p.Rot.V[1], p.Rot.V[2]}
-	n2 := 0.0
+	big := 0.0
 	for i, c := range q {
 		if !finite(c) {
 			return fmt.Errorf("%w: quaternion component %d is %v", ErrBadPose, i, c)
 		}
-		n2 += c * c
+		big = max(big, math.Abs(c))
 	}
-	if !(n2 > 1e-24) || math.IsInf(n2, 0) {
-		return fmt.Errorf("%w: quaternion has length %g (must be non-zero)", ErrBadPose, math.Sqrt(n2))
+	if !(big > 1e-12) {
+		return fmt.Errorf("%w: quaternion (%g %g %g %g) is zero", ErrBadPose, q[0], q[1], q[2], q[3])
 	}
-	if n2 != 1 {
-		inv := 1 / math.Sqrt(n2)
+	n2 := 0.0
+	for _, c := range q {
+		n2 += (c / big) * (c / big) // scaled so that huge components cannot overflow
+	}
+	if n2 != 1 || big != 1 {
+		inv := 1 / (big * math.Sqrt(n2))
 		p.Rot.W *= inv
 		p.Rot.V = p.Rot.V.Mul(inv)
 	}
@@ -151,10 +155,9 @@ func Relative(a, b Pose) Pose {
 
 // Angle returns the rotation angle in [0, π] between two unit quaternions,
 // the angle(q_ni, q) of Eq. 2 (§3.3 of Lehericey et al. 2013).
+// It is computed as 2·atan2(|v|, |w|) of q1⁻¹·q2, which stays accurate
+// for tiny angles (acos of a dot product loses half the digits there).
 func Angle(q1, q2 mgl64.Quat) float64 {
-	d := math.Abs(q1.Dot(q2))
-	if d >= 1 {
-		return 0
-	}
-	return 2 * math.Acos(d)
+	r := q1.Conjugate().Mul(q2)
+	return 2 * math.Atan2(r.V.Len(), math.Abs(r.W))
 }

@@ -90,6 +90,7 @@ type Shape struct {
 	radius    float64 // Eq. 2 radius: largest distance of a vertex from the local origin
 	avgSize   float64 // Eq. 1 averageTrianglesSize: mean edge (segment) length
 	scale     float64 // length scale for tolerances
+	areaTol   float64 // twice-area below which a primitive is degenerate
 	tEps      float64 // distance tolerance along rays
 	nodes     []bvhNode
 	leaf      []primData // primitives in BVH leaf order
@@ -221,6 +222,9 @@ func (s *Shape) computeBounds() {
 	s.bounds = b
 	diag := b.Max.Sub(b.Min).Len()
 	s.scale = max(diag, 1e-3*maxAbs, math.SmallestNonzeroFloat64)
+	// Rounding in areas grows with the coordinates' magnitude times the
+	// shape's extent, so a shape far from the origin is not "degenerate".
+	s.areaTol = 1e-14 * max(diag, math.SmallestNonzeroFloat64) * max(diag, 1e-3*maxAbs)
 }
 
 // finish computes the derived data shared by both kinds of shape: radius,
