@@ -38,6 +38,10 @@ func (s Side) Other() Side { return 1 - s }
 //
 // Dir therefore points out of the other body, towards the From body. Use
 // NormalA for a per-pair direction: it points from B towards A.
+//
+// The comparison response ResponseWeighted deliberately scales Depth by a
+// weight in [0, 1] (a force weighting, not a distance); for it, Depth·Dir
+// only moves P towards the surface.
 type Contact struct {
 	P      mgl64.Vec3
 	Depth  float64

@@ -86,6 +86,16 @@ func (r Response) String() string {
 	return "response?"
 }
 
+// ParseResponse accepts "mtd", "ray" and "weighted".
+func ParseResponse(s string) (Response, error) {
+	for _, r := range []Response{ResponseMTD, ResponseRay, ResponseWeighted} {
+		if s == r.String() {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown response %q (want mtd, ray or weighted)", ErrBadParams, s)
+}
+
 // Params configures a backend. Zero fields take defaults derived, per pair,
 // from the two shapes' sizes (see Resolve).
 type Params struct {

@@ -1,0 +1,103 @@
+// Command irtcd is the command-line front end of the irtcd narrow phase.
+//
+// Usage:
+//
+//	irtcd <command> [flags]
+//
+// Commands:
+//
+//	contacts   contact points between two OBJ meshes, or for a file of cases
+//	help       print the list of commands (help CMD: that command's flags)
+//
+// Run "irtcd CMD -h" for the flags of one command. Every command writes its
+// results to standard output and its diagnostics, one line each, to standard
+// error. Exit status: 0 on success, 2 for bad input (flags, files, poses,
+// case lines) and for the usage messages, 1 when the results could not be
+// written or the library failed unexpectedly.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // output could not be written, or an unexpected library failure
+	exitUsage = 2 // bad input of any kind, and the usage messages
+)
+
+// command is one subcommand. run receives the arguments that follow the
+// subcommand's name.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands lists the subcommands in the order usage shows them. A new
+// subcommand (demo, bench, ...) is one more entry here.
+var commands = []command{
+	{name: "contacts", summary: "contact points between two OBJ meshes, or for a file of cases", run: runContacts},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches on args[0], the subcommand name (args excludes the program
+// name, as os.Args[1:] does), and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c := lookup(args[1]); c != nil {
+				return c.run([]string{"-h"}, stdin, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "irtcd help: unknown command %q\n", args[1])
+		}
+		usage(stderr)
+		return exitUsage
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "irtcd: unknown command %q\n", name)
+		usage(stderr)
+		return exitUsage
+	}
+	return c.run(args[1:], stdin, stdout, stderr)
+}
+
+// lookup returns the subcommand called name, or nil.
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// usage prints the list of subcommands.
+func usage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("usage: irtcd <command> [flags]\n\ncommands:\n")
+	width := len("help")
+	for _, c := range commands {
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	fmt.Fprintf(&b, "  %-*s  %s\n", width, "help", "print this message (help CMD: the flags of CMD)")
+	b.WriteString("\nRun 'irtcd CMD -h' for the flags of a command.\n")
+	io.WriteString(w, b.String())
+}
