@@ -62,15 +62,36 @@ func NewPolygon(outer []mgl64.Vec2, holes ...[]mgl64.Vec2) (*Shape, error) {
 	base := 0
 	for li, l := range loops {
 		n := len(l)
-		area := 0.0
 		for i := 0; i < n; i++ {
-			a, b := l[i], l[(i+1)%n]
-			area += (a[0]-l[0][0])*(b[1]-l[0][1]) - (b[0]-l[0][0])*(a[1]-l[0][1])
-			if b.Sub(a).Len() <= lenTol {
+			if l[(i+1)%n].Sub(l[i]).Len() <= lenTol {
 				e := newShapeError(ErrDegenerate, "zero-length segment (repeated vertex)")
 				e.Loop, e.Prim, e.Vertex = li, base+i, base+(i+1)%n
 				return nil, e
 			}
+			s.prims = append(s.prims, [3]int32{int32(base + i), int32(base + (i+1)%n), -1})
+			s.adj = append(s.adj, [3]int32{int32(base + (i+n-1)%n), -1, int32(base + (i+1)%n)})
+		}
+		base += n
+	}
+	// A loop whose vertices all lie on one line is degenerate; any other
+	// zero-area loop (a bow-tie) is reported by the crossing test.
+	for li, l := range loops {
+		if flatLoop(l, 1e-9*s.scale) {
+			e := newShapeError(ErrDegenerate, "loop encloses zero area (all vertices on one line)")
+			e.Loop = li
+			return nil, e
+		}
+	}
+	if err := s.checkCrossings(); err != nil {
+		return nil, err
+	}
+	base = 0
+	for li, l := range loops {
+		n := len(l)
+		area := 0.0
+		for i := 0; i < n; i++ {
+			a, b := l[i], l[(i+1)%n]
+			area += (a[0]-l[0][0])*(b[1]-l[0][1]) - (b[0]-l[0][0])*(a[1]-l[0][1])
 		}
 		area /= 2
 		if !(math.Abs(area) > 100*s.areaTol) {
@@ -78,22 +99,16 @@ func NewPolygon(outer []mgl64.Vec2, holes ...[]mgl64.Vec2) (*Shape, error) {
 			e.Loop = li
 			return nil, e
 		}
-		// Outer boundary counter-clockwise, holes clockwise.
-		flip := (li == 0) != (area > 0)
-		for i := 0; i < n; i++ {
-			a, b := int32(base+i), int32(base+(i+1)%n)
-			prev, next := int32(base+(i+n-1)%n), int32(base+(i+1)%n)
-			if flip {
-				a, b = b, a
-				prev, next = next, prev
+		// Outer boundary counter-clockwise, holes clockwise: flip a loop by
+		// reversing its segments (vertex indices keep the input order).
+		if (li == 0) != (area > 0) {
+			for i := base; i < base+n; i++ {
+				p, a := &s.prims[i], &s.adj[i]
+				p[0], p[1] = p[1], p[0]
+				a[0], a[2] = a[2], a[0]
 			}
-			s.prims = append(s.prims, [3]int32{a, b, -1})
-			s.adj = append(s.adj, [3]int32{prev, -1, next})
 		}
 		base += n
-	}
-	if err := s.checkCrossings(); err != nil {
-		return nil, err
 	}
 	if err := s.checkHoles(loops); err != nil {
 		return nil, err
@@ -120,6 +135,28 @@ func NewPolygon(outer []mgl64.Vec2, holes ...[]mgl64.Vec2) (*Shape, error) {
 	}
 	s.finish()
 	return s, nil
+}
+
+// flatLoop reports whether every vertex of l lies within tol of the line
+// through l[0] and the vertex farthest from it.
+func flatLoop(l []mgl64.Vec2, tol float64) bool {
+	far, fd := l[0], 0.0
+	for _, v := range l {
+		if d := v.Sub(l[0]).Len(); d > fd {
+			far, fd = v, d
+		}
+	}
+	if fd == 0 {
+		return true
+	}
+	u := far.Sub(l[0]).Mul(1 / fd)
+	for _, v := range l {
+		w := v.Sub(l[0])
+		if math.Abs(u[0]*w[1]-u[1]*w[0]) > tol {
+			return false
+		}
+	}
+	return true
 }
 
 // orient2 is twice the signed area of triangle abc.

@@ -1,0 +1,56 @@
+package narrow_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// A concave polygon with a hole, ready for a 2D pair.
+func ExampleNewPolygon() {
+	outline := []mgl64.Vec2{{0, 0}, {4, 0}, {4, 3}, {2, 1}, {0, 3}} // a concave "M"
+	hole := []mgl64.Vec2{{0.5, 0.5}, {1, 0.5}, {1, 1}}
+	s, err := narrow.NewPolygon(outline, hole)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.Dim(), s.NumVertices(), "vertices,", s.NumPrims(), "segments")
+	// Output: 2 8 vertices, 8 segments
+}
+
+// Bad geometry is a typed error naming the element that is wrong.
+func ExampleNewPolygon_error() {
+	bowtie := []mgl64.Vec2{{0, 0}, {1, 1}, {1, 0}, {0, 1}}
+	_, err := narrow.NewPolygon(bowtie)
+	var se *narrow.ShapeError
+	fmt.Println(errors.Is(err, narrow.ErrSelfIntersect), errors.As(err, &se), se.Prim, se.Other)
+	fmt.Println(err)
+	// Output:
+	// true true 0 2
+	// self-intersecting polygon: primitive 0 and primitive 2: segments cross or touch
+}
+
+// OBJ errors name the file and line.
+func ExampleReadOBJ() {
+	obj := "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n" // one face missing
+	_, err := narrow.ReadOBJ(strings.NewReader(obj), "tet.obj")
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, narrow.ErrOpenBoundary))
+	// Output:
+	// tet.obj:5: open boundary: primitive 0: edge 0-2: edge belongs to one triangle only
+	// true
+}
+
+// A pose places a shape: world = R(q)·local + t.
+func ExampleNewPose() {
+	p, err := narrow.NewPose(mgl64.Vec3{1, 2, 3}, mgl64.Quat{W: 2}) // normalised to the identity
+	fmt.Println(p.Rot.W, err)
+	_, err = narrow.NewPose(mgl64.Vec3{}, mgl64.Quat{})
+	fmt.Println(errors.Is(err, narrow.ErrBadPose))
+	// Output:
+	// 1 <nil>
+	// true
+}
