@@ -66,6 +66,7 @@ type job struct {
 	a, b      *narrow.Shape
 	res       narrow.Resolved
 	st        *iterative.PairState
+	fresh     bool // st came from Store.New and is installed at commit
 	iterative bool
 	err       error
 	dirs      [2]narrow.Direction
@@ -163,13 +164,18 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 	b.ctx = ctx
 	b.stop.Store(false)
 	b.pool.run(len(b.tasks), b.runTask)
-	if b.stop.Load() {
-		b.ctx = nil
-		return ctx.Err()
+	if !b.stop.Load() {
+		b.pool.run(len(b.jobs), b.runMerge)
 	}
-	b.pool.run(len(b.jobs), b.runMerge)
 	b.ctx = nil
 	if b.stop.Load() {
+		// Nothing was committed: hand back the states made for new pairs.
+		for i := range b.jobs {
+			if j := &b.jobs[i]; j.fresh {
+				b.store.Release(j.st)
+				j.st, j.fresh = nil, false
+			}
+		}
 		return ctx.Err()
 	}
 
@@ -189,6 +195,9 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 			st.StandardPairs++
 		}
 		if j.st != nil {
+			if j.fresh {
+				b.store.Put(j.pair.ID, j.st)
+			}
 			j.st.Commit()
 			if !j.iterative {
 				j.st.Valid = true
@@ -216,7 +225,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	nt := 0
 	for i := range pairs {
 		j := &b.jobs[i]
-		j.pair, j.err, j.st, j.iterative = pairs[i], nil, nil, false
+		j.pair, j.err, j.st, j.fresh, j.iterative = pairs[i], nil, nil, false, false
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
 		j.t0, j.t1 = nt, nt
 		if err := b.check(j, i); err != nil {
@@ -228,7 +237,13 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		j.dirs[0].Setup(narrow.SideA, j.a, j.b, pa, pb, j.res.DistanceExtension)
 		j.dirs[1].Setup(narrow.SideB, j.b, j.a, pb, pa, j.res.DistanceExtension)
 		if j.res.Method != narrow.MethodStandard {
-			j.st = b.store.Get(j.pair.ID, j.pair.A, j.pair.B)
+			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
+			if j.st == nil {
+				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
+			}
+			for d := range j.st.Next {
+				j.st.Next[d] = j.st.Next[d][:0] // scratch of this step
+			}
 			if j.st.Valid {
 				maxR := max(j.a.Radius(), j.b.Radius())
 				j.iterative = j.st.Displacement(pa, pb, maxR) <= j.res.DisplacementThreshold
@@ -252,7 +267,11 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 
 func (b *Backend) addTask(nt, job, dir, lo, hi int) int {
 	if nt == len(b.tasks) {
-		b.tasks = append(b.tasks, task{})
+		if nt < cap(b.tasks) {
+			b.tasks = b.tasks[:nt+1] // keep the slot's buffers
+		} else {
+			b.tasks = append(b.tasks, task{})
+		}
 	}
 	t := &b.tasks[nt]
 	t.job, t.dir, t.lo, t.hi = int32(job), uint8(dir), int32(lo), int32(hi)

@@ -62,26 +62,44 @@ func (st *Store) Begin() {
 	st.step++
 }
 
-// Get returns the state of pair id for shapes (a, b), creating a fresh one
-// (Valid == false) for a new pair or when the pair's shapes changed, and
-// marks it seen in this step.
-func (st *Store) Get(id uint64, a, b narrow.ShapeID) *PairState {
+// Lookup returns the committed state of pair id if it exists for shapes
+// (a, b), and marks it seen in this step; nil otherwise. It changes no
+// state, so a step that fails after Lookup leaves the store as it was.
+func (st *Store) Lookup(id uint64, a, b narrow.ShapeID) *PairState {
 	s, ok := st.m[id]
 	if !ok || s.A != a || s.B != b {
-		if !ok {
-			if n := len(st.free); n > 0 {
-				s = st.free[n-1]
-				st.free = st.free[:n-1]
-			} else {
-				s = new(PairState)
-			}
-			st.m[id] = s
-		}
-		s.reset(a, b)
+		return nil
 	}
 	s.seen = st.step
 	return s
 }
+
+// New returns a fresh state (Valid == false) for shapes (a, b) that is not
+// yet in the store: Put installs it when the step commits, Release hands it
+// back if the step fails.
+func (st *Store) New(a, b narrow.ShapeID) *PairState {
+	var s *PairState
+	if n := len(st.free); n > 0 {
+		s = st.free[n-1]
+		st.free = st.free[:n-1]
+	} else {
+		s = new(PairState)
+	}
+	s.reset(a, b)
+	return s
+}
+
+// Put installs s as the state of pair id, recycling any previous one.
+func (st *Store) Put(id uint64, s *PairState) {
+	if old, ok := st.m[id]; ok && old != s {
+		st.free = append(st.free, old)
+	}
+	s.seen = st.step
+	st.m[id] = s
+}
+
+// Release hands back a state obtained from New that was never installed.
+func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 
 func (s *PairState) reset(a, b narrow.ShapeID) {
 	s.A, s.B, s.Valid = a, b, false
