@@ -116,6 +116,9 @@ func TestStandardMatchesReference2D(t *testing.T) {
 				if total == 0 {
 					t.Fatal("no contacts at all: poses do not overlap")
 				}
+				if border == total {
+					t.Fatal("every reference contact is borderline: nothing was compared")
+				}
 			})
 		}
 	}

@@ -1,8 +1,7 @@
 package reprojection
 
 import (
-	"cmp"
-	"slices"
+	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
@@ -12,12 +11,13 @@ import (
 // space between calls, so a warm Reducer allocates nothing; use one per
 // goroutine.
 type Reducer struct {
-	order   []int32
-	cluster []int32 // cluster of each contact (by position in order)
-	seeds   []int32 // seed contact of each cluster
-	chosen  []int32
-	mind    []float64
-	normals []mgl64.Vec3
+	order   []int32      // contact indices, deepest first
+	na      [][3]float64 // NormalA of each contact (by position in order)
+	cluster []int32      // cluster of each contact (by position in order)
+	seeds   []int32      // position in order of each cluster's seed
+	uv      [][2]float64 // tangent-plane coordinates of a cluster's members
+	member  []int32      // positions in order of a cluster's members
+	mind    []float64    // squared distance to the nearest kept point
 }
 
 // Reduce clusters contacts by their separating normal (NormalA) — a
@@ -26,92 +26,120 @@ type Reducer struct {
 // cluster, at most size points: the deepest, then repeatedly the contact
 // farthest (in the plane orthogonal to the cluster normal) from the points
 // already kept, which spreads the manifold widest. Many-normal concave
-// contacts become several manifolds, none is dropped.
+// contacts become several manifolds; none is dropped.
 //
 // Manifolds and their points are appended to ms and pts (whose storage is
 // reused); the returned manifolds' Points alias pts. The result depends
-// only on the input (ties go to the lower From, then Vertex).
+// only on the input: equal depths keep input order (By From, then Vertex,
+// as backends produce them), and distance ties go to the earlier contact.
 func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
 	n := len(contacts)
 	if n == 0 {
 		return ms, pts
 	}
+	// Deepest first; insertion sort is stable and fast for the usual few
+	// dozen contacts.
 	r.order = r.order[:0]
 	for i := range contacts {
 		r.order = append(r.order, int32(i))
+		for j := len(r.order) - 1; j > 0 && contacts[r.order[j-1]].Depth < contacts[r.order[j]].Depth; j-- {
+			r.order[j-1], r.order[j] = r.order[j], r.order[j-1]
+		}
 	}
-	slices.SortStableFunc(r.order, func(a, b int32) int {
-		return cmp.Compare(contacts[b].Depth, contacts[a].Depth)
-	})
-	r.cluster = slices.Grow(r.cluster[:0], n)[:n]
+	r.na = r.na[:0]
+	for _, ci := range r.order {
+		c := &contacts[ci]
+		d := [3]float64(c.Dir)
+		if c.From == narrow.SideB {
+			d = [3]float64{-d[0], -d[1], -d[2]}
+		}
+		r.na = append(r.na, d)
+	}
+	r.cluster = r.cluster[:0]
 	r.seeds = r.seeds[:0]
-	r.normals = r.normals[:0]
-	for oi, ci := range r.order {
-		na := contacts[ci].NormalA()
-		k := -1
-		for s, sn := range r.normals {
-			if na.Dot(sn) >= cosMax {
-				k = s
+	for oi := range r.order {
+		a := &r.na[oi]
+		k := int32(-1)
+		for s, so := range r.seeds {
+			b := &r.na[so]
+			if a[0]*b[0]+a[1]*b[1]+a[2]*b[2] >= cosMax {
+				k = int32(s)
 				break
 			}
 		}
 		if k < 0 {
-			k = len(r.seeds)
+			k = int32(len(r.seeds))
 			r.seeds = append(r.seeds, int32(oi))
-			r.normals = append(r.normals, na)
 		}
-		r.cluster[oi] = int32(k)
+		r.cluster = append(r.cluster, k)
 	}
-	r.mind = slices.Grow(r.mind[:0], n)[:n]
 	for k := range r.seeds {
-		// Depth-weighted mean normal of the cluster (zero depths count a little).
-		var sum mgl64.Vec3
-		for oi, ci := range r.order {
-			if r.cluster[oi] == int32(k) {
-				sum = sum.Add(contacts[ci].NormalA().Mul(contacts[ci].Depth + 1e-9))
+		// Members, and the depth-weighted mean normal (zero depths count a
+		// little so that resting contacts still have a normal).
+		r.member = r.member[:0]
+		var sx, sy, sz float64
+		for oi, c := range r.cluster {
+			if c != int32(k) {
+				continue
 			}
+			r.member = append(r.member, int32(oi))
+			w := contacts[r.order[oi]].Depth + 1e-9
+			sx += w * r.na[oi][0]
+			sy += w * r.na[oi][1]
+			sz += w * r.na[oi][2]
 		}
-		nrm := r.normals[k]
-		if l := sum.Len(); l > 0 {
-			nrm = sum.Mul(1 / l)
+		nrm := r.na[r.seeds[k]]
+		if l := math.Sqrt(sx*sx + sy*sy + sz*sz); l > 0 {
+			nrm = [3]float64{sx / l, sy / l, sz / l}
 		}
+		u, v := tangents(nrm)
+		r.uv = r.uv[:0]
+		r.mind = r.mind[:0]
+		for _, oi := range r.member {
+			p := &contacts[r.order[oi]].P
+			r.uv = append(r.uv, [2]float64{p[0]*u[0] + p[1]*u[1] + p[2]*u[2], p[0]*v[0] + p[1]*v[1] + p[2]*v[2]})
+			r.mind = append(r.mind, math.Inf(1))
+		}
+		// The first member is the seed, the deepest.
 		p0 := len(pts)
-		seed := r.order[r.seeds[k]]
-		pts = append(pts, contacts[seed])
-		for oi := range r.order {
-			r.mind[oi] = -1
-			if r.cluster[oi] == int32(k) && int32(oi) != r.seeds[k] {
-				r.mind[oi] = planarDist2(contacts[r.order[oi]].P, contacts[seed].P, nrm)
-			}
-		}
+		last := 0
+		pts = append(pts, contacts[r.order[r.member[0]]])
+		r.mind[0] = -1
 		for len(pts)-p0 < size {
 			best, bestD := -1, 0.0
-			for oi, d := range r.mind {
+			lu := r.uv[last]
+			for i, d := range r.mind {
+				if d < 0 {
+					continue
+				}
+				du, dv := r.uv[i][0]-lu[0], r.uv[i][1]-lu[1]
+				d = min(d, du*du+dv*dv)
+				r.mind[i] = d
 				if d > bestD {
-					best, bestD = oi, d
+					best, bestD = i, d
 				}
 			}
 			if best < 0 {
-				break
+				break // the rest coincide with kept points
 			}
-			c := contacts[r.order[best]]
-			pts = append(pts, c)
+			pts = append(pts, contacts[r.order[r.member[best]]])
 			r.mind[best] = -1
-			for oi, d := range r.mind {
-				if d > 0 {
-					r.mind[oi] = min(d, planarDist2(contacts[r.order[oi]].P, c.P, nrm))
-				}
-			}
+			last = best
 		}
-		ms = append(ms, narrow.Manifold{Normal: nrm, Points: pts[p0:len(pts):len(pts)]})
+		ms = append(ms, narrow.Manifold{Normal: mgl64.Vec3(nrm), Points: pts[p0:len(pts):len(pts)]})
 	}
 	return ms, pts
 }
 
-// planarDist2 is the squared distance between a and b in the plane
-// orthogonal to unit n.
-func planarDist2(a, b, n mgl64.Vec3) float64 {
-	d := a.Sub(b)
-	d = d.Sub(n.Mul(d.Dot(n)))
-	return d.Dot(d)
+// tangents returns two unit vectors orthogonal to unit n and to each other.
+func tangents(n [3]float64) (u, v [3]float64) {
+	if math.Abs(n[0]) < 0.6 {
+		u = [3]float64{0, n[2], -n[1]} // n × x̂
+	} else {
+		u = [3]float64{-n[2], 0, n[0]} // ŷ × n
+	}
+	l := math.Sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2])
+	u = [3]float64{u[0] / l, u[1] / l, u[2] / l}
+	v = [3]float64{n[1]*u[2] - n[2]*u[1], n[2]*u[0] - n[0]*u[2], n[0]*u[1] - n[1]*u[0]}
+	return u, v
 }

@@ -11,6 +11,7 @@
 package reprojection
 
 import (
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -18,14 +19,28 @@ import (
 // on dir.Dst is h (h.T is the ray length |r|), following the contact
 // convention of package narrow.
 func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) narrow.Contact {
-	src := dir.Src
-	x := src.Vertex(int(v))
-	n := src.VertexNormal(int(v))
-	p := dir.SrcWorld.Apply(x)
-	rd := dir.SrcWorld.ApplyDir([3]float64{-n[0], -n[1], -n[2]}) // ray direction, world
-	fn := dir.DstWorld.ApplyDir(dir.Dst.FaceNormal(int(h.Prim))) // hit normal, world
+	x := dir.Src.Vertex(int(v))
+	n := dir.Src.VertexNormal(int(v))
+	fl := dir.Dst.FaceNormal(int(h.Prim))
+	sr, st, dr := &dir.SrcWorld.R, &dir.SrcWorld.T, &dir.DstWorld.R
+	c := narrow.Contact{From: dir.From, Vertex: v, Prim: h.Prim}
+	c.P = mgl64.Vec3{
+		sr[0]*x[0] + sr[1]*x[1] + sr[2]*x[2] + st[0],
+		sr[3]*x[0] + sr[4]*x[1] + sr[5]*x[2] + st[1],
+		sr[6]*x[0] + sr[7]*x[1] + sr[8]*x[2] + st[2],
+	}
+	// Ray direction (inward normal) and hit normal, in world coordinates.
+	rd := mgl64.Vec3{
+		-(sr[0]*n[0] + sr[1]*n[1] + sr[2]*n[2]),
+		-(sr[3]*n[0] + sr[4]*n[1] + sr[5]*n[2]),
+		-(sr[6]*n[0] + sr[7]*n[1] + sr[8]*n[2]),
+	}
+	fn := mgl64.Vec3{
+		dr[0]*fl[0] + dr[1]*fl[1] + dr[2]*fl[2],
+		dr[3]*fl[0] + dr[4]*fl[1] + dr[5]*fl[2],
+		dr[6]*fl[0] + dr[7]*fl[1] + dr[8]*fl[2],
+	}
 	t := max(h.T, 0)
-	c := narrow.Contact{P: p, From: dir.From, Vertex: v, Prim: h.Prim}
 	cos := rd[0]*fn[0] + rd[1]*fn[1] + rd[2]*fn[2] // > 0 for contacts
 	switch mode {
 	case narrow.ResponseRay:
