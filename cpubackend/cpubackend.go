@@ -24,8 +24,9 @@ import (
 	"github.com/irtcd/irtcd/reprojection"
 )
 
-// chunk is the number of vertices (or iterative rays) per work item.
-const chunk = 128
+// chunk is the number of vertices (or iterative rays) per work item; a
+// multiple of narrow.VertexBlock so that items start on a block.
+const chunk = 4 * narrow.VertexBlock
 
 // Option configures a Backend.
 type Option func(*Backend)
@@ -234,8 +235,9 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		}
 		j.res = b.params.Resolve(j.a, j.b)
 		pa, pb := j.pair.PoseA, j.pair.PoseB
-		j.dirs[0].Setup(narrow.SideA, j.a, j.b, pa, pb, j.res.DistanceExtension)
-		j.dirs[1].Setup(narrow.SideB, j.b, j.a, pb, pa, j.res.DistanceExtension)
+		ta, tb := pa.Transform(), pb.Transform()
+		j.dirs[0].SetTransforms(narrow.SideA, j.a, j.b, &ta, &tb)
+		j.dirs[1].SetTransforms(narrow.SideB, j.b, j.a, &tb, &ta)
 		if j.res.Method != narrow.MethodStandard {
 			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
 			if j.st == nil {
@@ -246,10 +248,13 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			}
 			if j.st.Valid {
 				maxR := max(j.a.Radius(), j.b.Radius())
-				j.iterative = j.st.Displacement(pa, pb, maxR) <= j.res.DisplacementThreshold
+				j.iterative = j.st.Displacement(iterative.Relate(pa, pb), maxR) <= j.res.DisplacementThreshold
 			}
 		}
 		for d := 0; d < 2; d++ {
+			if !j.iterative {
+				j.dirs[d].SetCull(j.res.DistanceExtension)
+			}
 			n := j.dirs[d].Src.NumVertices()
 			if j.iterative {
 				n = len(j.st.Rays[d])
@@ -343,6 +348,10 @@ func (b *Backend) doTask(i, _ int) {
 		back = r.CullingDist
 	}
 	for v := t.lo; v < t.hi; v++ {
+		if v%narrow.VertexBlock == 0 && !dir.BlockInCull(int(v/narrow.VertexBlock)) {
+			v += narrow.VertexBlock - 1
+			continue
+		}
 		if !dir.InCull(v) {
 			continue
 		}

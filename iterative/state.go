@@ -1,6 +1,10 @@
 package iterative
 
-import "github.com/irtcd/irtcd/narrow"
+import (
+	"math"
+
+	"github.com/irtcd/irtcd/narrow"
+)
 
 // Ray is the temporal state of one ray: the primitive its vertex hit at the
 // last step (a contact) or, with prediction, a primitive just behind it.
@@ -16,27 +20,76 @@ type Ray struct {
 // sorted by vertex.
 type PairState struct {
 	A, B  narrow.ShapeID
-	Valid bool           // a standard step has run since the state was created
-	RelNI [2]narrow.Pose // [0]: B in A's frame, [1]: A in B's frame, at the last standard step
+	Valid bool // a standard step has run since the state was created
+	RelNI Rel  // the pair's relative placement at the last standard step
 	Rays  [2][]Ray
 	Next  [2][]Ray // being built this step; swapped into Rays by Commit
 	seen  uint64
 }
 
-// Displacement returns Eq. 2 for the pair at poses (a, b), evaluated in both
-// frames (rays run both ways) and maximised, with maxRadius the larger of
-// the two shapes' radii.
-func (s *PairState) Displacement(a, b narrow.Pose, maxRadius float64) float64 {
-	d0 := Displacement(s.RelNI[0], narrow.Relative(a, b), maxRadius)
-	d1 := Displacement(s.RelNI[1], narrow.Relative(b, a), maxRadius)
-	return max(d0, d1)
+// Rel is the relative placement of a pair that Eq. 2 compares: where each
+// body's origin lies in the other's frame, and the rotation of B relative
+// to A (q_A⁻¹·q_B).
+type Rel struct {
+	BinA, AinB [3]float64
+	Q          [4]float64 // w, x, y, z
 }
 
-// MarkStandard records the poses of a standard step.
-func (s *PairState) MarkStandard(a, b narrow.Pose) {
-	s.RelNI[0] = narrow.Relative(a, b)
-	s.RelNI[1] = narrow.Relative(b, a)
+// qmul returns the quaternion product a·b (w, x, y, z).
+func qmul(a, b [4]float64) [4]float64 {
+	return [4]float64{
+		a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3],
+		a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2],
+		a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1],
+		a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0],
+	}
 }
+
+// qinvrot rotates v by the inverse of unit quaternion q.
+func qinvrot(q [4]float64, v [3]float64) [3]float64 {
+	// v' = v + 2w(v×u) + 2u×(u×v)... with u = -q.v for the inverse.
+	w, ux, uy, uz := q[0], -q[1], -q[2], -q[3]
+	cx, cy, cz := uy*v[2]-uz*v[1], uz*v[0]-ux*v[2], ux*v[1]-uy*v[0]
+	return [3]float64{
+		v[0] + 2*(w*cx+uy*cz-uz*cy),
+		v[1] + 2*(w*cy+uz*cx-ux*cz),
+		v[2] + 2*(w*cz+ux*cy-uy*cx),
+	}
+}
+
+// Relate returns the relative placement of poses a and b (unit quaternions).
+func Relate(a, b narrow.Pose) Rel {
+	qa := [4]float64{a.Rot.W, a.Rot.V[0], a.Rot.V[1], a.Rot.V[2]}
+	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
+	d := [3]float64{b.Pos[0] - a.Pos[0], b.Pos[1] - a.Pos[1], b.Pos[2] - a.Pos[2]}
+	return Rel{
+		BinA: qinvrot(qa, d),
+		AinB: qinvrot(qb, [3]float64{-d[0], -d[1], -d[2]}),
+		Q:    qmul([4]float64{qa[0], -qa[1], -qa[2], -qa[3]}, qb),
+	}
+}
+
+func dist3(a, b [3]float64) float64 {
+	x, y, z := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return math.Sqrt(x*x + y*y + z*z)
+}
+
+// Displacement returns Eq. 2 of Lehericey et al. 2013 for the pair now at
+// rel, against its last standard step: ‖t_ni − t‖ + angle(q_ni, q) ×
+// maxRadius, evaluated in both bodies' frames (rays run both ways) and
+// maximised. The angle is 2·atan2(|v|, |w|) of q_ni⁻¹·q, accurate for tiny
+// rotations.
+func (s *PairState) Displacement(rel Rel, maxRadius float64) float64 {
+	ni := &s.RelNI
+	r := qmul([4]float64{ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]}, rel.Q)
+	ang := 2 * math.Atan2(math.Sqrt(r[1]*r[1]+r[2]*r[2]+r[3]*r[3]), math.Abs(r[0]))
+	t := max(dist3(rel.BinA, ni.BinA), dist3(rel.AinB, ni.AinB))
+	return t + ang*maxRadius
+}
+
+// MarkStandard records the poses of a standard step: later displacements
+// are measured from them.
+func (s *PairState) MarkStandard(a, b narrow.Pose) { s.RelNI = Relate(a, b) }
 
 // Commit makes the rays built this step current.
 func (s *PairState) Commit() {

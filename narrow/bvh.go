@@ -14,9 +14,13 @@ type bvhNode struct {
 // children's boxes, so one node fetch decides both slab tests. A child with
 // count > 0 is a leaf covering leaf[child:child+count]; otherwise child is
 // the index of another fatNode.
+//
+// Boxes are stored in float32, rounded outwards, so that a node is 64 bytes
+// (one cache line): traversal is bound by memory latency, and a box that is
+// slightly larger only costs a few extra visits, never a missed hit. The
+// slab arithmetic itself runs in float64 on the exactly converted values.
 type fatNode struct {
-	bmin  [2][3]float64
-	bmax  [2][3]float64
+	box   [2][2][3]float32 // box[child][0 = min, 1 = max][axis]
 	child [2]int32
 	count [2]int32
 }
@@ -32,7 +36,7 @@ type primData struct {
 
 const (
 	leafMax  = 4  // primitives per leaf at most, unless depth forces more
-	maxDepth = 60 // traversal stacks hold maxDepth+2 entries
+	maxDepth = 40 // deeper nodes become leaves; traversal stacks hold maxDepth+2 entries
 	sahBins  = 16
 )
 
@@ -116,7 +120,10 @@ func (s *Shape) makeFat() {
 		var f fatNode
 		for k := 0; k < 2; k++ {
 			c := &s.nodes[int(n.first)+k]
-			f.bmin[k], f.bmax[k] = c.min, c.max
+			for a := 0; a < 3; a++ {
+				f.box[k][0][a] = down32(c.min[a])
+				f.box[k][1][a] = up32(c.max[a])
+			}
 			if c.count > 0 {
 				f.child[k], f.count[k] = c.first, c.count
 			} else {
@@ -125,6 +132,23 @@ func (s *Shape) makeFat() {
 		}
 		s.fat = append(s.fat, f)
 	}
+}
+
+// down32 and up32 round a float64 to a float32 that is ≤ (≥) it.
+func down32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+func up32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
 }
 
 func (s *Shape) makePrim(i int) primData {

@@ -91,6 +91,8 @@ type Shape struct {
 	avgSize   float64 // Eq. 1 averageTrianglesSize: mean edge (segment) length
 	scale     float64 // length scale for tolerances
 	areaTol   float64 // twice-area below which a primitive is degenerate
+	size      float64 // half the bounding-box diagonal
+	vblocks   []AABB  // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
 	tEps      float64 // distance tolerance along rays
 	nodes     []bvhNode
 	leaf      []primData // primitives in BVH leaf order
@@ -100,6 +102,10 @@ type Shape struct {
 	loops     int
 	leafCount int // build-time cursor into leaf
 }
+
+// VertexBlock is the number of consecutive vertices that share a bounding
+// box for culling (see Direction.BlockInCull).
+const VertexBlock = 32
 
 // Dim returns the shape's dimension.
 func (s *Shape) Dim() Dim { return s.dim }
@@ -142,13 +148,7 @@ func (s *Shape) Radius() float64 { return s.radius }
 func (s *Shape) AvgPrimSize() float64 { return s.avgSize }
 
 // Size returns half the diagonal of the local bounding box.
-func (s *Shape) Size() float64 {
-	d := s.bounds.Max.Sub(s.bounds.Min)
-	if s.dim == Dim2 {
-		d[2] = 0
-	}
-	return 0.5 * d.Len()
-}
+func (s *Shape) Size() float64 { return s.size }
 
 // BVHDepth returns the depth of the primitive hierarchy.
 func (s *Shape) BVHDepth() int { return s.maxDeep }
@@ -246,6 +246,17 @@ func (s *Shape) finish() {
 		}
 	}
 	s.avgSize = total / float64(n)
+	d := s.bounds.Max.Sub(s.bounds.Min)
+	s.size = 0.5 * d.Len()
 	s.tEps = 1e-9 * s.scale
 	s.buildBVH()
+	for lo := 0; lo < len(s.verts); lo += VertexBlock {
+		b := AABB{Min: s.verts[lo], Max: s.verts[lo]}
+		for _, v := range s.verts[lo:min(lo+VertexBlock, len(s.verts))] {
+			for k := 0; k < 3; k++ {
+				b.Min[k], b.Max[k] = min(b.Min[k], v[k]), max(b.Max[k], v[k])
+			}
+		}
+		s.vblocks = append(s.vblocks, b)
+	}
 }

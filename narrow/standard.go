@@ -20,11 +20,29 @@ type Direction struct {
 // Setup prepares a Direction. ext grows the intersection of the two world
 // bounding boxes (distanceExtension, Lehericey et al. 2013b §3.1).
 func (d *Direction) Setup(from Side, src, dst *Shape, srcPose, dstPose Pose, ext float64) {
+	sw, dw := srcPose.Transform(), dstPose.Transform()
+	d.SetupTransforms(from, src, dst, &sw, &dw, ext)
+}
+
+// SetupTransforms is Setup with the poses already in matrix form (so a
+// pair converts each pose once for both directions).
+func (d *Direction) SetupTransforms(from Side, src, dst *Shape, srcWorld, dstWorld *Transform, ext float64) {
+	d.SetTransforms(from, src, dst, srcWorld, dstWorld)
+	d.SetCull(ext)
+}
+
+// SetTransforms prepares the frames only: enough for iterative updates and
+// contacts, not for InCull (call SetCull before a standard step).
+func (d *Direction) SetTransforms(from Side, src, dst *Shape, srcWorld, dstWorld *Transform) {
 	d.From, d.Src, d.Dst = from, src, dst
-	d.SrcWorld = srcPose.Transform()
-	d.DstWorld = dstPose.Transform()
+	d.SrcWorld, d.DstWorld = *srcWorld, *dstWorld
 	inv := d.DstWorld.Inverse()
 	d.SrcToDst = inv.Mul(&d.SrcWorld)
+}
+
+// SetCull prepares the culling boxes of InCull, grown by ext.
+func (d *Direction) SetCull(ext float64) {
+	src, dst := d.Src, d.Dst
 	wa := src.bounds.Transformed(&d.SrcWorld)
 	wb := dst.bounds.Transformed(&d.DstWorld)
 	d.Cull = wa.Intersect(wb).Grow(ext)
@@ -64,6 +82,23 @@ func (d *Direction) InCull(v int32) bool {
 	}
 	oz := r[6]*x[0] + r[7]*x[1] + r[8]*x[2] + t[2]
 	return oz >= d.dstCull.Min[2] && oz <= d.dstCull.Max[2]
+}
+
+// BlockInCull reports whether any vertex of block b (vertices
+// [b·VertexBlock, (b+1)·VertexBlock)) may pass InCull: the block's box
+// must meet the culling box in Src's frame and Dst's grown box in Dst's
+// frame. A false answer skips the whole block; vertex order is unchanged.
+func (d *Direction) BlockInCull(b int) bool {
+	bb := &d.Src.vblocks[b]
+	lc := &d.localCull
+	if bb.Min[0] > lc.Max[0] || bb.Max[0] < lc.Min[0] || bb.Min[1] > lc.Max[1] || bb.Max[1] < lc.Min[1] ||
+		bb.Min[2] > lc.Max[2] || bb.Max[2] < lc.Min[2] {
+		return false
+	}
+	db := bb.Transformed(&d.SrcToDst)
+	dc := &d.dstCull
+	return !(db.Min[0] > dc.Max[0] || db.Max[0] < dc.Min[0] || db.Min[1] > dc.Max[1] || db.Max[1] < dc.Min[1] ||
+		db.Min[2] > dc.Max[2] || db.Max[2] < dc.Min[2])
 }
 
 // Ray returns the origin and unit direction, in Dst's frame, of the ray from

@@ -163,91 +163,119 @@ type stackEntry struct {
 // traceBVH finds the nearest forward hit (t ≥ tLo) and, if q.back > 0, the
 // nearest backward hit (t in [-back, tLo)) in one traversal: the predictive
 // ray shares the standard ray's traversal (Lehericey et al. 2013b, §3.1).
-// Children are visited near first; leaves are tested as soon as they are
-// reached; a deferred subtree is dropped on pop if the interval has shrunk
-// past it.
+//
+// One loop handles both interior nodes and leaves (Go keeps no register
+// across a call, so a call per leaf would spill the traversal state).
+// Children are visited near first; a deferred subtree is dropped on pop if
+// the interval has shrunk past it. Slab planes are picked by the signs of
+// the ray direction. The leaf test is Möller–Trumbore exactly as in
+// testPrims, so the BVH and the basic traversal agree bit for bit.
 func (s *Shape) traceBVH(q *lineQuery) {
 	if s.fat == nil {
 		q.testPrims(s.leaf)
 		return
 	}
 	ox, oy, oz := q.o[0], q.o[1], q.o[2]
+	dx, dy, dz := q.d[0], q.d[1], q.d[2]
 	ix, iy, iz := q.inv[0], q.inv[1], q.inv[2]
-	var stack [2*maxDepth + 4]stackEntry
+	var nx, ny, nz int // index of the near plane per axis
+	if ix < 0 {
+		nx = 1
+	}
+	if iy < 0 {
+		ny = 1
+	}
+	if iz < 0 {
+		nz = 1
+	}
+	fx, fy, fz := 1-nx, 1-ny, 1-nz
+	tLo, back := q.tLo, q.back
+	fwd, bwd := q.fwd, q.bwd
+	lo, hi := tLo, fwd.T
+	if back > 0 {
+		lo = -back
+	}
+	fat, leaf := s.fat, s.leaf
+	var stack [maxDepth + 2]stackEntry
 	sp := 0
-	ni := int32(0)
+	cur, cnt := int32(0), int32(0) // current node (cnt == 0) or leaf run
 	for {
-		n := &s.fat[ni]
-		lo, hi := q.lower(), q.fwd.T
-		ax := (n.bmin[0][0] - ox) * ix
-		bx := (n.bmax[0][0] - ox) * ix
-		ay := (n.bmin[0][1] - oy) * iy
-		by := (n.bmax[0][1] - oy) * iy
-		az := (n.bmin[0][2] - oz) * iz
-		bz := (n.bmax[0][2] - oz) * iz
-		a0 := max(lo, min(ax, bx), min(ay, by), min(az, bz))
-		b0 := min(hi, max(ax, bx), max(ay, by), max(az, bz))
-		ax = (n.bmin[1][0] - ox) * ix
-		bx = (n.bmax[1][0] - ox) * ix
-		ay = (n.bmin[1][1] - oy) * iy
-		by = (n.bmax[1][1] - oy) * iy
-		az = (n.bmin[1][2] - oz) * iz
-		bz = (n.bmax[1][2] - oz) * iz
-		a1 := max(lo, min(ax, bx), min(ay, by), min(az, bz))
-		b1 := min(hi, max(ax, bx), max(ay, by), max(az, bz))
-		h0, h1 := a0 <= b0, a1 <= b1
-		// Order: near child first.
-		c0, n0, c1, n1 := n.child[0], n.count[0], n.child[1], n.count[1]
-		if h0 && h1 && a1 < a0 {
-			c0, n0, c1, n1 = c1, n1, c0, n0
-			a0, b0, a1, b1 = a1, b1, a0, b0
-		} else if !h0 {
-			c0, n0, a0, b0, h0 = c1, n1, a1, b1, h1
-			h1 = false
-		}
-		next := int32(-1)
-		if h0 {
-			if n0 > 0 {
-				q.testPrims(s.leaf[c0 : c0+n0])
-			} else {
-				next = c0
-			}
-		}
-		if h1 && a1 <= q.fwd.T {
-			if n1 > 0 {
-				if next < 0 {
-					q.testPrims(s.leaf[c1 : c1+n1])
-				} else {
-					stack[sp] = stackEntry{ref: c1, count: n1, t0: a1, t1: b1}
-					sp++
+		if cnt > 0 {
+			for i := cur; i < cur+cnt; i++ {
+				p := &leaf[i]
+				px := dy*p.e2[2] - dz*p.e2[1]
+				py := dz*p.e2[0] - dx*p.e2[2]
+				pz := dx*p.e2[1] - dy*p.e2[0]
+				det := p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
+				if math.Abs(det) <= p.detEps {
+					continue
 				}
-			} else if next < 0 {
-				next = c1
-			} else {
-				stack[sp] = stackEntry{ref: c1, t0: a1, t1: b1}
-				sp++
+				inv := 1 / det
+				tx, ty, tz := ox-p.v0[0], oy-p.v0[1], oz-p.v0[2]
+				u := (tx*px + ty*py + tz*pz) * inv
+				if u < -baryEps || u > 1+baryEps {
+					continue
+				}
+				qx := ty*p.e1[2] - tz*p.e1[1]
+				qy := tz*p.e1[0] - tx*p.e1[2]
+				qz := tx*p.e1[1] - ty*p.e1[0]
+				v := (dx*qx + dy*qy + dz*qz) * inv
+				if v < -baryEps || u+v > 1+baryEps {
+					continue
+				}
+				t := (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv
+				if t >= tLo {
+					if t < fwd.T || (t == fwd.T && p.id < fwd.Prim) {
+						fwd = Hit{T: t, Prim: p.id, Inside: det < 0}
+						hi = t
+					}
+				} else if back > 0 && t >= -back {
+					if t > bwd.T || (t == bwd.T && p.id < bwd.Prim) {
+						bwd = Hit{T: t, Prim: p.id, Inside: det < 0}
+						lo = t
+					}
+				}
 			}
-		}
-		if next >= 0 {
-			ni = next
-			continue
+		} else {
+			n := &fat[cur]
+			b0, b1 := &n.box[0], &n.box[1]
+			a0 := max(lo, (float64(b0[nx][0])-ox)*ix, (float64(b0[ny][1])-oy)*iy, (float64(b0[nz][2])-oz)*iz)
+			e0 := min(hi, (float64(b0[fx][0])-ox)*ix, (float64(b0[fy][1])-oy)*iy, (float64(b0[fz][2])-oz)*iz)
+			a1 := max(lo, (float64(b1[nx][0])-ox)*ix, (float64(b1[ny][1])-oy)*iy, (float64(b1[nz][2])-oz)*iz)
+			e1 := min(hi, (float64(b1[fx][0])-ox)*ix, (float64(b1[fy][1])-oy)*iy, (float64(b1[fz][2])-oz)*iz)
+			if a0 <= e0 {
+				if a1 <= e1 {
+					// Both: go near, defer far.
+					if a1 < a0 {
+						stack[sp] = stackEntry{ref: n.child[0], count: n.count[0], t0: a0, t1: e0}
+						cur, cnt = n.child[1], n.count[1]
+					} else {
+						stack[sp] = stackEntry{ref: n.child[1], count: n.count[1], t0: a1, t1: e1}
+						cur, cnt = n.child[0], n.count[0]
+					}
+					sp++
+					continue
+				}
+				cur, cnt = n.child[0], n.count[0]
+				continue
+			}
+			if a1 <= e1 {
+				cur, cnt = n.child[1], n.count[1]
+				continue
+			}
 		}
 		// Pop the next subtree still overlapping the interval.
 		for {
 			if sp == 0 {
+				q.fwd, q.bwd = fwd, bwd
 				return
 			}
 			sp--
 			e := &stack[sp]
-			if e.t0 > q.fwd.T || e.t1 < q.lower() {
-				continue
+			if e.t0 <= hi && e.t1 >= lo {
+				cur, cnt = e.ref, e.count
+				break
 			}
-			if e.count > 0 {
-				q.testPrims(s.leaf[e.ref : e.ref+e.count])
-				continue
-			}
-			ni = e.ref
-			break
 		}
 	}
 }
@@ -327,6 +355,16 @@ func (s *Shape) occluded(o, d [3]float64, tLo, tHi float64, v int32, trav Traver
 	inv := safeInv(d)
 	ox, oy, oz := o[0], o[1], o[2]
 	ix, iy, iz := inv[0], inv[1], inv[2]
+	var nx, ny, nz int
+	if ix < 0 {
+		nx = 1
+	}
+	if iy < 0 {
+		ny = 1
+	}
+	if iz < 0 {
+		nz = 1
+	}
 	var stack [maxDepth + 2]int32
 	stack[0] = 0
 	sp := 1
@@ -334,13 +372,9 @@ func (s *Shape) occluded(o, d [3]float64, tLo, tHi float64, v int32, trav Traver
 		sp--
 		n := &s.fat[stack[sp]]
 		for k := 0; k < 2; k++ {
-			ax := (n.bmin[k][0] - ox) * ix
-			bx := (n.bmax[k][0] - ox) * ix
-			ay := (n.bmin[k][1] - oy) * iy
-			by := (n.bmax[k][1] - oy) * iy
-			az := (n.bmin[k][2] - oz) * iz
-			bz := (n.bmax[k][2] - oz) * iz
-			if max(tLo, min(ax, bx), min(ay, by), min(az, bz)) > min(tHi, max(ax, bx), max(ay, by), max(az, bz)) {
+			b := &n.box[k]
+			if max(tLo, (float64(b[nx][0])-ox)*ix, (float64(b[ny][1])-oy)*iy, (float64(b[nz][2])-oz)*iz) >
+				min(tHi, (float64(b[1-nx][0])-ox)*ix, (float64(b[1-ny][1])-oy)*iy, (float64(b[1-nz][2])-oz)*iz) {
 				continue
 			}
 			if c := n.count[k]; c > 0 {

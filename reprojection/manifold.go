@@ -30,8 +30,9 @@ type Reducer struct {
 //
 // Manifolds and their points are appended to ms and pts (whose storage is
 // reused); the returned manifolds' Points alias pts. The result depends
-// only on the input: equal depths keep input order (By From, then Vertex,
-// as backends produce them), and distance ties go to the earlier contact.
+// only on the input and its order: equal depths and equal distances go to
+// the earlier contact, so input sorted by From then Vertex (as backends
+// produce it) breaks ties by From, then Vertex.
 func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
 	n := len(contacts)
 	if n == 0 {

@@ -1,0 +1,307 @@
+package iterative_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/irtcd/irtcd/iterative"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+func TestStoreLookupEmpty(t *testing.T) {
+	var st iterative.Store
+	if s := st.Lookup(1, 0, 1); s != nil {
+		t.Errorf("Lookup on a zero Store = %p, want nil", s)
+	}
+	st.Begin()
+	if s := st.Lookup(1, 0, 1); s != nil {
+		t.Errorf("Lookup on an empty Store = %p, want nil", s)
+	}
+	if st.Len() != 0 {
+		t.Errorf("Len = %d, want 0", st.Len())
+	}
+}
+
+func TestStoreNewPutLookup(t *testing.T) {
+	var st iterative.Store
+	st.Begin()
+	s := st.New(3, 4)
+	if s == nil || s.A != 3 || s.B != 4 || s.Valid {
+		t.Fatalf("New(3, 4) = %+v, want fresh state for shapes 3, 4", s)
+	}
+	if got := st.Lookup(7, 3, 4); got != nil {
+		t.Fatalf("Lookup before Put = %p, want nil", got)
+	}
+	st.Put(7, s)
+	tests := []struct {
+		name string
+		id   uint64
+		a, b narrow.ShapeID
+		want *iterative.PairState
+	}{
+		{"same id and shapes", 7, 3, 4, s},
+		{"other id", 8, 3, 4, nil},
+		{"swapped shapes", 7, 4, 3, nil},
+		{"other shape A", 7, 5, 4, nil},
+		{"other shape B", 7, 3, 5, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := st.Lookup(tc.id, tc.a, tc.b); got != tc.want {
+				t.Errorf("Lookup(%d, %d, %d) = %p, want %p", tc.id, tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+	if st.Len() != 1 {
+		t.Errorf("Len = %d, want 1", st.Len())
+	}
+}
+
+func TestStoreSweepRecycles(t *testing.T) {
+	var st iterative.Store
+	st.Begin()
+	kept, dropped, other := st.New(1, 2), st.New(3, 4), st.New(5, 6)
+	st.Put(10, kept)
+	st.Put(20, dropped)
+	st.Put(30, other)
+	dropped.Valid = true
+	dropped.Rays[0] = append(dropped.Rays[0], iterative.Ray{Vertex: 1, Prim: 2})
+	dropped.Next[1] = append(dropped.Next[1], iterative.Ray{Vertex: 3, Prim: 4})
+
+	st.Begin()
+	if st.Lookup(10, 1, 2) != kept {
+		t.Fatal("Lookup lost pair 10")
+	}
+	// A lookup with other shapes does not count as seen.
+	if st.Lookup(30, 6, 5) != nil {
+		t.Fatal("Lookup with swapped shapes found pair 30")
+	}
+	st.Sweep()
+	if st.Len() != 1 {
+		t.Fatalf("Len after Sweep = %d, want 1", st.Len())
+	}
+	if st.Lookup(20, 3, 4) != nil || st.Lookup(30, 5, 6) != nil {
+		t.Fatal("Sweep kept a pair not seen since Begin")
+	}
+	if st.Lookup(10, 1, 2) != kept {
+		t.Fatal("Sweep dropped a pair looked up since Begin")
+	}
+
+	// Both swept states come back from New, reset, before any allocation.
+	got := map[*iterative.PairState]bool{}
+	for range 2 {
+		s := st.New(9, 9)
+		if s.A != 9 || s.B != 9 || s.Valid {
+			t.Errorf("recycled state not reset: %+v", s)
+		}
+		for k := range 2 {
+			if len(s.Rays[k]) != 0 || len(s.Next[k]) != 0 {
+				t.Errorf("recycled state keeps rays: %+v", s)
+			}
+		}
+		got[s] = true
+	}
+	if !got[dropped] || !got[other] {
+		t.Errorf("New after Sweep did not reuse the swept states %p and %p", dropped, other)
+	}
+	if s := st.New(9, 9); s == dropped || s == other || s == kept {
+		t.Errorf("New handed out a state twice: %p", s)
+	}
+}
+
+func TestStorePutSeenAndReplace(t *testing.T) {
+	var st iterative.Store
+	st.Begin()
+	old := st.New(1, 2)
+	st.Put(10, old)
+
+	// A pair put this step survives the sweep of this step.
+	st.Begin()
+	fresh := st.New(1, 3)
+	st.Put(11, fresh)
+	st.Sweep()
+	if st.Lookup(11, 1, 3) != fresh {
+		t.Fatal("Sweep dropped a pair put since Begin")
+	}
+	if st.Lookup(10, 1, 2) != nil {
+		t.Fatal("Sweep kept a pair neither looked up nor put")
+	}
+	if s := st.New(0, 0); s != old {
+		t.Errorf("New = %p, want the swept state %p", s, old)
+	}
+
+	// Putting a new state under an existing id recycles the old one.
+	st.Begin()
+	repl := st.New(1, 4)
+	st.Put(11, repl)
+	if st.Lookup(11, 1, 4) != repl || st.Len() != 1 {
+		t.Fatal("Put did not replace the state of pair 11")
+	}
+	if s := st.New(0, 0); s != fresh {
+		t.Errorf("New = %p, want the replaced state %p", s, fresh)
+	}
+	// Putting the same state again keeps it installed and does not free it.
+	st.Put(11, repl)
+	if s := st.New(0, 0); s == repl {
+		t.Error("re-putting a state freed it")
+	}
+}
+
+func TestStoreRelease(t *testing.T) {
+	var st iterative.Store
+	st.Begin()
+	s := st.New(1, 2)
+	s.Valid = true
+	s.Rays[0] = append(s.Rays[0], iterative.Ray{Vertex: 5})
+	st.Release(s)
+	if st.Len() != 0 {
+		t.Errorf("Len = %d after Release, want 0", st.Len())
+	}
+	r := st.New(7, 8)
+	if r != s {
+		t.Fatalf("New after Release = %p, want the released %p", r, s)
+	}
+	if r.A != 7 || r.B != 8 || r.Valid || len(r.Rays[0]) != 0 {
+		t.Errorf("released state not reset: %+v", r)
+	}
+}
+
+func TestStoreForget(t *testing.T) {
+	var st iterative.Store
+	st.Begin()
+	a, b := st.New(1, 2), st.New(1, 3)
+	st.Put(1, a)
+	st.Put(2, b)
+	st.Forget()
+	if st.Len() != 0 || st.Lookup(1, 1, 2) != nil {
+		t.Fatal("Forget kept state")
+	}
+	got := map[*iterative.PairState]bool{st.New(0, 0): true, st.New(0, 0): true}
+	if !got[a] || !got[b] {
+		t.Error("Forget did not recycle the states")
+	}
+}
+
+func TestPairStateCommit(t *testing.T) {
+	var s iterative.PairState
+	s.Rays[0] = []iterative.Ray{{Vertex: 1, Prim: 1}, {Vertex: 2, Prim: 2}}
+	s.Rays[1] = []iterative.Ray{{Vertex: 9, Prim: 9}}
+	oldRays0 := &s.Rays[0][0]
+	s.Next[0] = append(s.Next[0], iterative.Ray{Vertex: 3, Prim: 30, Predicted: true})
+	s.Next[1] = append(s.Next[1], iterative.Ray{Vertex: 4, Prim: 40}, iterative.Ray{Vertex: 6, Prim: 60})
+	s.Commit()
+	want := [2][]iterative.Ray{
+		{{Vertex: 3, Prim: 30, Predicted: true}},
+		{{Vertex: 4, Prim: 40}, {Vertex: 6, Prim: 60}},
+	}
+	for k := range 2 {
+		if len(s.Rays[k]) != len(want[k]) {
+			t.Fatalf("Rays[%d] = %v, want %v", k, s.Rays[k], want[k])
+		}
+		for i := range want[k] {
+			if s.Rays[k][i] != want[k][i] {
+				t.Errorf("Rays[%d][%d] = %+v, want %+v", k, i, s.Rays[k][i], want[k][i])
+			}
+		}
+		if len(s.Next[k]) != 0 {
+			t.Errorf("Next[%d] = %v after Commit, want empty", k, s.Next[k])
+		}
+	}
+	// The old Rays storage is handed to Next for reuse.
+	if cap(s.Next[0]) < 2 || &s.Next[0][:1][0] != oldRays0 {
+		t.Error("Commit did not recycle the old Rays storage into Next")
+	}
+}
+
+func TestPairStateDisplacement(t *testing.T) {
+	axisA := mgl64.Vec3{1, -1, 2}.Normalize()
+	axisB := mgl64.Vec3{0, 3, 1}.Normalize()
+	a := narrow.Pose{Pos: mgl64.Vec3{1, -2, 0.5}, Rot: mgl64.QuatRotate(0.7, axisA)}
+	b := narrow.Pose{Pos: mgl64.Vec3{2.5, 0.5, -1}, Rot: mgl64.QuatRotate(-1.1, axisB)}
+	const radius = 2.0
+	sep := b.Pos.Sub(a.Pos).Len()
+
+	translate := func(p narrow.Pose, d mgl64.Vec3) narrow.Pose {
+		return narrow.Pose{Pos: p.Pos.Add(d), Rot: p.Rot}
+	}
+	rotate := func(p narrow.Pose, ang float64, axis mgl64.Vec3) narrow.Pose {
+		return narrow.Pose{Pos: p.Pos, Rot: mgl64.QuatRotate(ang, axis).Mul(p.Rot)}
+	}
+	delta := mgl64.Vec3{0.03, -0.04, 0.12} // length 0.13
+	tests := []struct {
+		name   string
+		a, b   narrow.Pose
+		lo, hi float64
+	}{
+		{"same poses", a, b, 0, 1e-12},
+		{"translate B", a, translate(b, delta), 0.13 - 1e-12, 0.13 + 1e-12},
+		{"translate A", translate(a, delta), b, 0.13 - 1e-12, 0.13 + 1e-12},
+		{"translate both together", translate(a, delta), translate(b, delta), 0, 1e-12},
+		// Rotating one body about its own origin by θ moves it by θ·radius
+		// in its own frame, and the other by at most θ·(radius + sep).
+		{"rotate B", a, rotate(b, 0.05, axisA), 0.05*radius - 1e-12, 0.05*(radius+sep) + 1e-12},
+		{"rotate A", rotate(a, 0.05, axisB), b, 0.05*radius - 1e-12, 0.05*(radius+sep) + 1e-12},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s iterative.PairState
+			s.MarkStandard(a, b)
+			got := s.Displacement(iterative.Relate(tc.a, tc.b), radius)
+			if got < tc.lo || got > tc.hi {
+				t.Errorf("Displacement = %.17g, want in [%.17g, %.17g]", got, tc.lo, tc.hi)
+			}
+		})
+	}
+
+	// It grows with the motion of either body.
+	for _, who := range []string{"A", "B"} {
+		var s iterative.PairState
+		s.MarkStandard(a, b)
+		prev := 0.0
+		for i := 1; i <= 5; i++ {
+			f := float64(i) * 0.02
+			pa, pb := a, b
+			if who == "A" {
+				pa = rotate(translate(a, delta.Mul(f)), f, axisB)
+			} else {
+				pb = rotate(translate(b, delta.Mul(f)), f, axisA)
+			}
+			d := s.Displacement(iterative.Relate(pa, pb), radius)
+			if !(d > prev) {
+				t.Errorf("moving %s by %g: Displacement %.17g does not exceed %.17g", who, f, d, prev)
+			}
+			prev = d
+		}
+	}
+
+	// MarkStandard at the new poses resets it.
+	var s iterative.PairState
+	s.MarkStandard(a, b)
+	nb := rotate(translate(b, delta), 0.3, axisA)
+	if d := s.Displacement(iterative.Relate(a, nb), radius); !(d > 0.1) {
+		t.Fatalf("Displacement after motion = %g", d)
+	}
+	s.MarkStandard(a, nb)
+	if d := s.Displacement(iterative.Relate(a, nb), radius); math.Abs(d) > 1e-12 {
+		t.Errorf("Displacement after MarkStandard at the same poses = %g, want 0", d)
+	}
+}
+
+func TestRelate(t *testing.T) {
+	a := narrow.Pose{Pos: mgl64.Vec3{1, -2, 0.5}, Rot: mgl64.QuatRotate(0.7, mgl64.Vec3{1, -1, 2}.Normalize())}
+	b := narrow.Pose{Pos: mgl64.Vec3{2.5, 0.5, -1}, Rot: mgl64.QuatRotate(-1.1, mgl64.Vec3{0, 3, 1}.Normalize())}
+	r := iterative.Relate(a, b)
+	binA := narrow.Relative(a, b)
+	ainB := narrow.Relative(b, a)
+	if !mgl64.Vec3(r.BinA).ApproxEqualThreshold(binA.Pos, 1e-12) {
+		t.Errorf("BinA = %v, want %v", r.BinA, binA.Pos)
+	}
+	if !mgl64.Vec3(r.AinB).ApproxEqualThreshold(ainB.Pos, 1e-12) {
+		t.Errorf("AinB = %v, want %v", r.AinB, ainB.Pos)
+	}
+	q := mgl64.Quat{W: r.Q[0], V: mgl64.Vec3{r.Q[1], r.Q[2], r.Q[3]}}
+	if ang := narrow.Angle(q, binA.Rot); ang > 1e-12 {
+		t.Errorf("Q = %v is %g rad from q_A⁻¹·q_B = %v", r.Q, ang, binA.Rot)
+	}
+}

@@ -1,0 +1,214 @@
+package reprojection_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/reprojection"
+)
+
+// box returns the 12-triangle mesh of the box [lo, hi].
+func box(t testing.TB, lo, hi mgl64.Vec3) *narrow.Shape {
+	t.Helper()
+	verts := make([]mgl64.Vec3, 8)
+	for i := range verts {
+		for k := 0; k < 3; k++ {
+			verts[i][k] = lo[k]
+			if i>>k&1 == 1 {
+				verts[i][k] = hi[k]
+			}
+		}
+	}
+	tris := [][3]int{
+		{0, 4, 6}, {0, 6, 2}, // -x
+		{1, 3, 7}, {1, 7, 5}, // +x
+		{0, 1, 5}, {0, 5, 4}, // -y
+		{2, 6, 7}, {2, 7, 3}, // +y
+		{0, 2, 3}, {0, 3, 1}, // -z
+		{4, 5, 7}, {4, 7, 6}, // +z
+	}
+	s, err := narrow.NewMesh(verts, tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func randomRotation(r *rand.Rand) mgl64.Quat {
+	q := mgl64.Quat{W: r.NormFloat64(), V: mgl64.Vec3{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}}
+	return q.Normalize()
+}
+
+// rotated returns pose p moved by the world rotation q about the origin.
+func rotated(q mgl64.Quat, p narrow.Pose) narrow.Pose {
+	return narrow.Pose{Pos: q.Rotate(p.Pos), Rot: q.Mul(p.Rot).Normalize()}
+}
+
+func near(a, b mgl64.Vec3, tol float64) bool { return a.Sub(b).Len() <= tol }
+
+// sunkCube is the hand-built case: a unit cube A centred on its origin,
+// turned by yaw about y and sunk by 0.1 into a ground box B whose top face
+// is y = 0, the whole scene then rotated by world.
+type sunkCube struct {
+	a, b         *narrow.Shape
+	poseA, poseB narrow.Pose
+	world        mgl64.Quat
+}
+
+func newSunkCube(t testing.TB, yaw float64, world mgl64.Quat) sunkCube {
+	a := box(t, mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	// Asymmetric extents keep the hits off the top face's diagonal.
+	b := box(t, mgl64.Vec3{-3, -2, -4}, mgl64.Vec3{7, 0, 5})
+	pa := narrow.Pose{Pos: mgl64.Vec3{0, 0.5 - 0.1, 0}, Rot: mgl64.QuatRotate(yaw, mgl64.Vec3{0, 1, 0})}
+	return sunkCube{a: a, b: b, poseA: rotated(world, pa), poseB: rotated(world, narrow.Identity), world: world}
+}
+
+func TestMakeSunkCube(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type scene struct {
+		name  string
+		yaw   float64
+		world mgl64.Quat
+	}
+	scenes := []scene{
+		{"axis aligned", 0, mgl64.QuatIdent()},
+		{"cube yawed", 0.3, mgl64.QuatIdent()},
+	}
+	for i := range 4 {
+		scenes = append(scenes, scene{"random world rotation " + string(rune('a'+i)), 0.3 * float64(i), randomRotation(rng)})
+	}
+	const sunk = 0.1
+	for _, sc := range scenes {
+		t.Run(sc.name, func(t *testing.T) {
+			c := newSunkCube(t, sc.yaw, sc.world)
+			var dir narrow.Direction
+			dir.Setup(narrow.SideA, c.a, c.b, c.poseA, c.poseB, 0)
+			ta, tb := c.poseA.Transform(), c.poseB.Transform()
+			toB := tb.Inverse()
+			up := sc.world.Rotate(mgl64.Vec3{0, 1, 0})
+			corners := 0
+			for v := int32(0); v < int32(c.a.NumVertices()); v++ {
+				local := c.a.Vertex(int(v))
+				if local[1] > 0 {
+					continue // top corners are far from the ground
+				}
+				corners++
+				inward := local.Normalize().Mul(-1) // a cube corner's inward normal, (±1,±1,±1)/√3
+				if !near(c.a.VertexNormal(int(v)), local.Normalize(), 1e-12) {
+					t.Fatalf("vertex %d normal %v, want %v", v, c.a.VertexNormal(int(v)), local.Normalize())
+				}
+				out := dir.Standard(v, 0, narrow.TraversalBVH)
+				if !out.Contact || c.b.FaceNormal(int(out.Fwd.Prim)) != (mgl64.Vec3{0, 1, 0}) {
+					t.Fatalf("vertex %d: %+v, want a contact on the top face", v, out)
+				}
+				p := mgl64.Vec3(ta.Apply(local))
+				rd := mgl64.Vec3(ta.ApplyDir(inward))
+				tests := []struct {
+					mode    narrow.Response
+					depth   float64
+					dir     mgl64.Vec3
+					surface bool // P + Depth·Dir lies on B's top face
+				}{
+					{narrow.ResponseMTD, sunk, up, true},
+					{narrow.ResponseRay, sunk * math.Sqrt(3), rd, true},
+					{narrow.ResponseWeighted, sunk, rd, false},
+				}
+				for _, tc := range tests {
+					got := reprojection.Make(tc.mode, &dir, v, out.Fwd)
+					if got.From != narrow.SideA || got.Vertex != v || got.Prim != out.Fwd.Prim {
+						t.Errorf("%v vertex %d: From %v Vertex %d Prim %d, want a %d %d", tc.mode, v, got.From, got.Vertex, got.Prim, v, out.Fwd.Prim)
+					}
+					if !near(got.P, p, 1e-12) {
+						t.Errorf("%v vertex %d: P = %v, want %v", tc.mode, v, got.P, p)
+					}
+					if math.Abs(got.Depth-tc.depth) > 1e-12 {
+						t.Errorf("%v vertex %d: Depth = %.17g, want %.17g", tc.mode, v, got.Depth, tc.depth)
+					}
+					if !near(got.Dir, tc.dir, 1e-12) || math.Abs(got.Dir.Len()-1) > 1e-12 {
+						t.Errorf("%v vertex %d: Dir = %v, want %v", tc.mode, v, got.Dir, tc.dir)
+					}
+					moved := toB.Apply(got.P.Add(got.Dir.Mul(got.Depth)))
+					if tc.surface && math.Abs(moved[1]) > 1e-12 {
+						t.Errorf("%v vertex %d: P + Depth·Dir is %g from B's surface", tc.mode, v, moved[1])
+					}
+					if !tc.surface && !(moved[1] > -sunk && moved[1] < 0) {
+						t.Errorf("%v vertex %d: P + Depth·Dir at height %g, want between -%g and 0", tc.mode, v, moved[1], sunk)
+					}
+				}
+			}
+			if corners != 4 {
+				t.Fatalf("%d bottom corners, want 4", corners)
+			}
+		})
+	}
+}
+
+// TestMakeRotationCovariant checks that rotating the whole scene rotates P
+// and Dir and keeps Depth.
+func TestMakeRotationCovariant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	base := newSunkCube(t, 0.2, mgl64.QuatIdent())
+	var bdir narrow.Direction
+	bdir.Setup(narrow.SideA, base.a, base.b, base.poseA, base.poseB, 0)
+	for i := range 8 {
+		q := randomRotation(rng)
+		c := newSunkCube(t, 0.2, q)
+		var dir narrow.Direction
+		dir.Setup(narrow.SideA, c.a, c.b, c.poseA, c.poseB, 0)
+		for v := int32(0); v < int32(c.a.NumVertices()); v++ {
+			if c.a.Vertex(int(v))[1] > 0 {
+				continue
+			}
+			bo := bdir.Standard(v, 0, narrow.TraversalBVH)
+			ro := dir.Standard(v, 0, narrow.TraversalBVH)
+			if !bo.Contact || !ro.Contact {
+				t.Fatalf("rotation %d vertex %d: contact %v / %v", i, v, bo.Contact, ro.Contact)
+			}
+			for _, mode := range []narrow.Response{narrow.ResponseMTD, narrow.ResponseRay, narrow.ResponseWeighted} {
+				want := reprojection.Make(mode, &bdir, v, bo.Fwd)
+				got := reprojection.Make(mode, &dir, v, ro.Fwd)
+				if !near(got.P, q.Rotate(want.P), 1e-12) || !near(got.Dir, q.Rotate(want.Dir), 1e-12) || math.Abs(got.Depth-want.Depth) > 1e-12 {
+					t.Errorf("rotation %d %v vertex %d: got %+v, want %+v rotated", i, mode, v, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestMakeSideAndClamp checks From for the B→A direction and that a hit
+// a hair behind the vertex (a touching vertex) gives depth 0.
+func TestMakeSideAndClamp(t *testing.T) {
+	c := newSunkCube(t, 0, mgl64.QuatIdent())
+	var dir narrow.Direction
+	// The cube plays body B of the pair: its vertices' rays are direction 1.
+	dir.Setup(narrow.SideB, c.a, c.b, c.poseA, c.poseB, 0)
+	var v int32 = -1
+	for i := range c.a.NumVertices() {
+		if c.a.Vertex(i)[1] < 0 {
+			v = int32(i)
+			break
+		}
+	}
+	out := dir.Standard(v, 0, narrow.TraversalBVH)
+	if !out.Contact {
+		t.Fatalf("%+v, want contact", out)
+	}
+	got := reprojection.Make(narrow.ResponseMTD, &dir, v, out.Fwd)
+	if got.From != narrow.SideB {
+		t.Errorf("From = %v, want b", got.From)
+	}
+	// Dir points out of the ground, towards the cube (From body); NormalA
+	// points from B (the cube) to A (the ground): down.
+	if n := got.NormalA(); !near(n, mgl64.Vec3{0, -1, 0}, 1e-12) {
+		t.Errorf("NormalA = %v, want (0,-1,0)", n)
+	}
+	touch := narrow.Hit{T: -1e-12, Prim: out.Fwd.Prim, Inside: true}
+	for _, mode := range []narrow.Response{narrow.ResponseMTD, narrow.ResponseRay, narrow.ResponseWeighted} {
+		if d := reprojection.Make(mode, &dir, v, touch).Depth; d != 0 {
+			t.Errorf("%v: Depth for a hit at t = -1e-12 is %g, want 0", mode, d)
+		}
+	}
+}
