@@ -87,13 +87,14 @@ type Shape struct {
 	fnorm     [][3]float64 // unit outward face normals
 	adj       [][3]int32   // neighbour across edge k (see Adjacent)
 	bounds    AABB
-	radius    float64 // Eq. 2 radius: largest distance of a vertex from the local origin
-	avgSize   float64 // Eq. 1 averageTrianglesSize: mean edge (segment) length
-	scale     float64 // length scale for tolerances
-	areaTol   float64 // twice-area below which a primitive is degenerate
-	size      float64 // half the bounding-box diagonal
-	vblocks   []AABB  // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
-	tEps      float64 // distance tolerance along rays
+	radius    float64             // Eq. 2 radius: largest distance of a vertex from the local origin
+	avgSize   float64             // Eq. 1 averageTrianglesSize: mean edge (segment) length
+	scale     float64             // length scale for tolerances
+	areaTol   float64             // twice-area below which a primitive is degenerate
+	size      float64             // half the bounding-box diagonal
+	vblocks   []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
+	dop       [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
+	tEps      float64             // distance tolerance along rays
 	nodes     []bvhNode
 	leaf      []primData // primitives in BVH leaf order
 	leafOf    []int32    // primitive index → position in leaf
@@ -102,6 +103,19 @@ type Shape struct {
 	loops     int
 	leafCount int // build-time cursor into leaf
 }
+
+// dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)
+// bounding a shape's vertices; with the three coordinate axes of its box it
+// bounds the convex hull in 13 directions.
+const dopAxes = 10
+
+var dopAxis = func() [dopAxes][3]float64 {
+	r2, r3 := 1/math.Sqrt2, 1/math.Sqrt(3)
+	return [dopAxes][3]float64{
+		{r2, r2, 0}, {r2, -r2, 0}, {0, r2, r2}, {0, r2, -r2}, {r2, 0, r2}, {r2, 0, -r2},
+		{r3, r3, r3}, {r3, r3, -r3}, {r3, -r3, r3}, {-r3, r3, r3},
+	}
+}()
 
 // VertexBlock is the number of consecutive vertices that share a bounding
 // box for culling (see Direction.BlockInCull).
@@ -250,6 +264,15 @@ func (s *Shape) finish() {
 	s.size = 0.5 * d.Len()
 	s.tEps = 1e-9 * s.scale
 	s.buildBVH()
+	for k := range s.dop {
+		s.dop[k] = [2]float64{math.Inf(1), math.Inf(-1)}
+	}
+	for _, v := range s.verts {
+		for k, ax := range dopAxis {
+			p := ax[0]*v[0] + ax[1]*v[1] + ax[2]*v[2]
+			s.dop[k][0], s.dop[k][1] = min(s.dop[k][0], p), max(s.dop[k][1], p)
+		}
+	}
 	for lo := 0; lo < len(s.verts); lo += VertexBlock {
 		b := AABB{Min: s.verts[lo], Max: s.verts[lo]}
 		for _, v := range s.verts[lo:min(lo+VertexBlock, len(s.verts))] {

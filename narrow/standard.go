@@ -1,6 +1,9 @@
 package narrow
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Direction is one half of a pair: the rays from the vertices of Src cast on
 // Dst. Every pair is processed as two Directions (A's vertices on B, then
@@ -11,10 +14,11 @@ type Direction struct {
 	From               Side
 	Src, Dst           *Shape
 	SrcWorld, DstWorld Transform
-	SrcToDst           Transform // Src local → Dst local
-	Cull               AABB      // world box rays are cast from (empty: none)
-	localCull          AABB      // a box in Src's frame that contains Cull's preimage
-	dstCull            AABB      // Dst's local box grown by ext, in Dst's frame
+	SrcToDst           Transform           // Src local → Dst local
+	Cull               AABB                // world box rays are cast from (empty: none)
+	localCull          AABB                // a box in Src's frame that contains Cull's preimage
+	dstCull            AABB                // Dst's local box grown by ext, in Dst's frame
+	dstDOP             [dopAxes][2]float64 // Dst's diagonal DOP slabs grown by ext
 }
 
 // Setup prepares a Direction. ext grows the intersection of the two world
@@ -53,6 +57,9 @@ func (d *Direction) SetCull(ext float64) {
 	back := d.SrcWorld.Inverse()
 	d.localCull = d.Cull.Transformed(&back)
 	d.dstCull = dst.bounds.Grow(ext)
+	for k, sl := range dst.dop {
+		d.dstDOP[k] = [2]float64{sl[0] - ext, sl[1] + ext}
+	}
 	if dst.dim == Dim2 {
 		d.dstCull.Min[2], d.dstCull.Max[2] = -1, 1
 	}
@@ -81,7 +88,19 @@ func (d *Direction) InCull(v int32) bool {
 		return false
 	}
 	oz := r[6]*x[0] + r[7]*x[1] + r[8]*x[2] + t[2]
-	return oz >= d.dstCull.Min[2] && oz <= d.dstCull.Max[2]
+	if oz < d.dstCull.Min[2] || oz > d.dstCull.Max[2] {
+		return false
+	}
+	// The 26-DOP of Dst's vertices bounds its convex hull, hence its
+	// volume: a vertex outside it cannot be inside Dst (and lies farther
+	// than ext from it, so it cannot give a prediction either).
+	for k := range d.dstDOP {
+		ax, sl := &dopAxis[k], &d.dstDOP[k]
+		if p := ax[0]*ox + ax[1]*oy + ax[2]*oz; p < sl[0] || p > sl[1] {
+			return false
+		}
+	}
+	return true
 }
 
 // BlockInCull reports whether any vertex of block b (vertices
@@ -97,8 +116,23 @@ func (d *Direction) BlockInCull(b int) bool {
 	}
 	db := bb.Transformed(&d.SrcToDst)
 	dc := &d.dstCull
-	return !(db.Min[0] > dc.Max[0] || db.Max[0] < dc.Min[0] || db.Min[1] > dc.Max[1] || db.Max[1] < dc.Min[1] ||
-		db.Min[2] > dc.Max[2] || db.Max[2] < dc.Min[2])
+	if db.Min[0] > dc.Max[0] || db.Max[0] < dc.Min[0] || db.Min[1] > dc.Max[1] || db.Max[1] < dc.Min[1] ||
+		db.Min[2] > dc.Max[2] || db.Max[2] < dc.Min[2] {
+		return false
+	}
+	// The block's box against Dst's DOP slabs: project its centre and
+	// half-extents on each axis.
+	cx, cy, cz := 0.5*(db.Min[0]+db.Max[0]), 0.5*(db.Min[1]+db.Max[1]), 0.5*(db.Min[2]+db.Max[2])
+	ex, ey, ez := 0.5*(db.Max[0]-db.Min[0]), 0.5*(db.Max[1]-db.Min[1]), 0.5*(db.Max[2]-db.Min[2])
+	for k := range d.dstDOP {
+		ax, sl := &dopAxis[k], &d.dstDOP[k]
+		c := ax[0]*cx + ax[1]*cy + ax[2]*cz
+		r := math.Abs(ax[0])*ex + math.Abs(ax[1])*ey + math.Abs(ax[2])*ez
+		if c+r < sl[0] || c-r > sl[1] {
+			return false
+		}
+	}
+	return true
 }
 
 // Ray returns the origin and unit direction, in Dst's frame, of the ray from
