@@ -2,6 +2,7 @@ package cpubackend_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -131,5 +132,36 @@ func BenchmarkPairStandard(b *testing.B) {
 				b.ReportMetric(float64(contacts)/float64(b.N), "contacts/pair")
 			})
 		}
+	}
+}
+
+// BenchmarkBatch detects 64 contact pairs of bunnies per step with 1 and 2
+// workers: the CPU backend's use of every core (compare with
+// `benchstat -col /workers`).
+func BenchmarkBatch(b *testing.B) {
+	bunny, sets := benchPoses(b)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(workers))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			id, _ := be.RegisterShape(bunny)
+			batch := make([]narrow.Pair, 64)
+			for i := range batch {
+				p := sets[0].poses[i]
+				batch[i] = narrow.Pair{ID: uint64(i), A: id, B: id, PoseA: p[0], PoseB: p[1]}
+			}
+			var res narrow.Result
+			ctx := context.Background()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := be.Detect(ctx, batch, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch))/1e3, "µs/pair")
+		})
 	}
 }
