@@ -37,9 +37,9 @@ func WithWorkers(n int) Option { return func(b *Backend) { b.workers = max(1, n)
 // WithLogger routes the backend's logs (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(b *Backend) { b.log = l } }
 
-// Backend is the CPU narrow phase. Its methods must not be called
-// concurrently with each other (one engine step at a time); the work inside
-// a step runs in parallel.
+// Backend is the CPU narrow phase. Its methods are safe for concurrent use
+// but are serialised (one engine step at a time); the work inside a step
+// runs on every worker.
 type Backend struct {
 	params  narrow.Params
 	workers int
@@ -212,6 +212,19 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 		res.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
 	}
 	b.store.Sweep()
+	if b.log.Enabled(ctx, slog.LevelDebug) {
+		b.log.DebugContext(ctx, "irtcd step", "pairs", st.Pairs, "standard", st.StandardPairs,
+			"iterative", st.IterativePairs, "failed", st.FailedPairs, "rays", st.Rays(), "contacts", st.Contacts)
+	}
+	// Rejected pairs are reported in their PairResult; a log line per step
+	// and pair would flood the log of an engine that keeps sending one.
+	if st.FailedPairs > 0 && b.log.Enabled(ctx, slog.LevelDebug) {
+		for i := range res.Pairs {
+			if err := res.Pairs[i].Err; err != nil {
+				b.log.DebugContext(ctx, "irtcd: pair rejected", "err", err)
+			}
+		}
+	}
 	return nil
 }
 
