@@ -26,7 +26,7 @@ import (
 
 // chunk is the number of vertices (or iterative rays) per work item; a
 // multiple of narrow.VertexBlock so that items start on a block.
-const chunk = 4 * narrow.VertexBlock
+const chunk = 16 * narrow.VertexBlock
 
 // Option configures a Backend.
 type Option func(*Backend)
