@@ -19,19 +19,8 @@ import (
 
 const degenTol = 1e-9
 
-// degenBoxTris are the 12 triangles of a box whose corner i has coordinate k
-// at the high end iff bit k of i is set; counter-clockwise seen from outside.
-var degenBoxTris = [][3]int{
-	{0, 4, 6}, {0, 6, 2}, // -x
-	{1, 3, 7}, {1, 7, 5}, // +x
-	{0, 1, 5}, {0, 5, 4}, // -y
-	{2, 6, 7}, {2, 7, 3}, // +y
-	{0, 2, 3}, {0, 3, 1}, // -z
-	{4, 5, 7}, {4, 7, 6}, // +z
-}
-
 // degenCorners returns the 8 corners of the box [lo, hi] in the order of
-// degenBoxTris.
+// narrow.BoxTriangles.
 func degenCorners(lo, hi mgl64.Vec3) []mgl64.Vec3 {
 	vs := make([]mgl64.Vec3, 8)
 	for i := range vs {
@@ -49,7 +38,7 @@ func degenCorners(lo, hi mgl64.Vec3) []mgl64.Vec3 {
 // degenCorners keeps the winding valid).
 func degenMesh(t testing.TB, corners []mgl64.Vec3) *narrow.Shape {
 	t.Helper()
-	s, err := narrow.NewMesh(corners, degenBoxTris)
+	s, err := narrow.NewMesh(corners, narrow.BoxTriangles())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,12 @@
 package cpubackend_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/internal/reference"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -38,24 +36,12 @@ func loadMesh(t testing.TB, name string) *narrow.Shape {
 	return s
 }
 
-// detectOne runs one standard step on one pair.
+// detectOne runs one step on one pair with a fresh backend and returns a
+// copy of its contacts.
 func detectOne(t testing.TB, p narrow.Params, a, b *narrow.Shape, pa, pb narrow.Pose) []narrow.Contact {
 	t.Helper()
-	be, err := cpubackend.New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	ia, _ := be.RegisterShape(a)
-	ib, _ := be.RegisterShape(b)
-	var res narrow.Result
-	if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.Pairs[0].Err != nil {
-		t.Fatal(res.Pairs[0].Err)
-	}
-	return append([]narrow.Contact(nil), res.Pairs[0].Contacts...)
+	contacts, _, _ := detectFull(t, p, a, b, pa, pb)
+	return contacts
 }
 
 // compareWithReference checks fast-path contacts against the brute-force

@@ -4,7 +4,44 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
 )
+
+// boxTris are the 12 triangles of a box whose vertex i has coordinate k at
+// the high end iff bit k of i is set; counter-clockwise seen from outside.
+var boxTris = [12][3]int{
+	{0, 4, 6}, {0, 6, 2}, // -x
+	{1, 3, 7}, {1, 7, 5}, // +x
+	{0, 1, 5}, {0, 5, 4}, // -y
+	{2, 6, 7}, {2, 7, 3}, // +y
+	{0, 2, 3}, {0, 3, 1}, // -z
+	{4, 5, 7}, {4, 7, 6}, // +z
+}
+
+// BoxTriangles returns the 12 counter-clockwise triangles of a box whose
+// vertex i has coordinate k at its high end iff bit k of i is set (the
+// layout of NewBox). Any rigid image of such 8 corners can use them.
+func BoxTriangles() [][3]int {
+	t := make([][3]int, len(boxTris))
+	copy(t, boxTris[:])
+	return t
+}
+
+// NewBox returns the box [lo, hi] as a closed 12-triangle mesh: vertex i
+// has coordinate k equal to hi[k] iff bit k of i is set, lo[k] otherwise.
+func NewBox(lo, hi mgl64.Vec3) (*Shape, error) {
+	v := make([]mgl64.Vec3, 8)
+	for i := range v {
+		for k := 0; k < 3; k++ {
+			v[i][k] = lo[k]
+			if i>>k&1 == 1 {
+				v[i][k] = hi[k]
+			}
+		}
+	}
+	return NewMesh(v, BoxTriangles())
+}
 
 // edgeRec is one directed edge of one triangle, keyed by its undirected
 // vertex pair so that sorting groups the two sides of every edge.

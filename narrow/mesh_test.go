@@ -11,17 +11,6 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// boxTris are the 12 counter-clockwise (seen from outside) triangles of a
-// box whose vertex i has the sign pattern x = bit 0, y = bit 1, z = bit 2.
-var boxTris = [12][3]int{
-	{0, 4, 6}, {0, 6, 2}, // -x
-	{1, 3, 7}, {1, 7, 5}, // +x
-	{0, 1, 5}, {0, 5, 4}, // -y
-	{2, 6, 7}, {2, 7, 3}, // +y
-	{0, 2, 3}, {0, 3, 1}, // -z
-	{4, 5, 7}, {4, 7, 6}, // +z
-}
-
 // boxNormals are the outward normals of boxTris.
 var boxNormals = [12]mgl64.Vec3{
 	{-1, 0, 0}, {-1, 0, 0},
@@ -54,9 +43,7 @@ func testBoxData(half, centre mgl64.Vec3) ([]mgl64.Vec3, [][3]int) {
 			verts[i][k] = centre[k] + s[k]*half[k]
 		}
 	}
-	tris := make([][3]int, len(boxTris))
-	copy(tris, boxTris[:])
-	return verts, tris
+	return verts, BoxTriangles()
 }
 
 // testBox builds a box mesh with the given half-extents and centre.

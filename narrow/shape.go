@@ -33,6 +33,9 @@ func (b *AABB) Contains(p [3]float64) bool {
 		p[2] >= b.Min[2] && p[2] <= b.Max[2]
 }
 
+// Center returns the centre of the box.
+func (b AABB) Center() mgl64.Vec3 { return b.Min.Add(b.Max).Mul(0.5) }
+
 // Intersect returns the intersection of two boxes (possibly empty).
 func (b AABB) Intersect(o AABB) AABB {
 	var r AABB

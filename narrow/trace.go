@@ -164,19 +164,17 @@ type stackEntry struct {
 // nearest backward hit (t in [-back, tLo)) in one traversal: the predictive
 // ray shares the standard ray's traversal (Lehericey et al. 2013b, §3.1).
 //
-// One loop handles both interior nodes and leaves (Go keeps no register
-// across a call, so a call per leaf would spill the traversal state).
-// Children are visited near first; a deferred subtree is dropped on pop if
-// the interval has shrunk past it. Slab planes are picked by the signs of
-// the ray direction. The leaf test is Möller–Trumbore exactly as in
-// testPrims, so the BVH and the basic traversal agree bit for bit.
+// One non-recursive loop walks nodes and leaves; children are visited near
+// first; a deferred subtree is dropped on pop if the interval has shrunk
+// past it. Slab planes are picked by the signs of the ray direction. Leaves
+// go through testPrims, the same routine as the basic traversal, so the two
+// agree bit for bit.
 func (s *Shape) traceBVH(q *lineQuery) {
 	if s.fat == nil {
 		q.testPrims(s.leaf)
 		return
 	}
 	ox, oy, oz := q.o[0], q.o[1], q.o[2]
-	dx, dy, dz := q.d[0], q.d[1], q.d[2]
 	ix, iy, iz := q.inv[0], q.inv[1], q.inv[2]
 	var nx, ny, nz int // index of the near plane per axis
 	if ix < 0 {
@@ -189,53 +187,15 @@ func (s *Shape) traceBVH(q *lineQuery) {
 		nz = 1
 	}
 	fx, fy, fz := 1-nx, 1-ny, 1-nz
-	tLo, back := q.tLo, q.back
-	fwd, bwd := q.fwd, q.bwd
-	lo, hi := tLo, fwd.T
-	if back > 0 {
-		lo = -back
-	}
+	lo, hi := q.lower(), q.fwd.T
 	fat, leaf := s.fat, s.leaf
 	var stack [maxDepth + 2]stackEntry
 	sp := 0
 	cur, cnt := int32(0), int32(0) // current node (cnt == 0) or leaf run
 	for {
 		if cnt > 0 {
-			for i := cur; i < cur+cnt; i++ {
-				p := &leaf[i]
-				px := dy*p.e2[2] - dz*p.e2[1]
-				py := dz*p.e2[0] - dx*p.e2[2]
-				pz := dx*p.e2[1] - dy*p.e2[0]
-				det := p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
-				if math.Abs(det) <= p.detEps {
-					continue
-				}
-				inv := 1 / det
-				tx, ty, tz := ox-p.v0[0], oy-p.v0[1], oz-p.v0[2]
-				u := (tx*px + ty*py + tz*pz) * inv
-				if u < -baryEps || u > 1+baryEps {
-					continue
-				}
-				qx := ty*p.e1[2] - tz*p.e1[1]
-				qy := tz*p.e1[0] - tx*p.e1[2]
-				qz := tx*p.e1[1] - ty*p.e1[0]
-				v := (dx*qx + dy*qy + dz*qz) * inv
-				if v < -baryEps || u+v > 1+baryEps {
-					continue
-				}
-				t := (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv
-				if t >= tLo {
-					if t < fwd.T || (t == fwd.T && p.id < fwd.Prim) {
-						fwd = Hit{T: t, Prim: p.id, Inside: det < 0}
-						hi = t
-					}
-				} else if back > 0 && t >= -back {
-					if t > bwd.T || (t == bwd.T && p.id < bwd.Prim) {
-						bwd = Hit{T: t, Prim: p.id, Inside: det < 0}
-						lo = t
-					}
-				}
-			}
+			q.testPrims(leaf[cur : cur+cnt])
+			lo, hi = q.lower(), q.fwd.T
 		} else {
 			n := &fat[cur]
 			b0, b1 := &n.box[0], &n.box[1]
@@ -267,7 +227,6 @@ func (s *Shape) traceBVH(q *lineQuery) {
 		// Pop the next subtree still overlapping the interval.
 		for {
 			if sp == 0 {
-				q.fwd, q.bwd = fwd, bwd
 				return
 			}
 			sp--

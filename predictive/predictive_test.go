@@ -90,24 +90,7 @@ func TestFromWalk(t *testing.T) {
 // box returns the 12-triangle mesh of the box [lo, hi].
 func box(t testing.TB, lo, hi mgl64.Vec3) *narrow.Shape {
 	t.Helper()
-	verts := make([]mgl64.Vec3, 8)
-	for i := range verts {
-		for k := 0; k < 3; k++ {
-			verts[i][k] = lo[k]
-			if i>>k&1 == 1 {
-				verts[i][k] = hi[k]
-			}
-		}
-	}
-	tris := [][3]int{
-		{0, 4, 6}, {0, 6, 2}, // -x
-		{1, 3, 7}, {1, 7, 5}, // +x
-		{0, 1, 5}, {0, 5, 4}, // -y
-		{2, 6, 7}, {2, 7, 3}, // +y
-		{0, 2, 3}, {0, 3, 1}, // -z
-		{4, 5, 7}, {4, 7, 6}, // +z
-	}
-	s, err := narrow.NewMesh(verts, tris)
+	s, err := narrow.NewBox(lo, hi)
 	if err != nil {
 		t.Fatal(err)
 	}

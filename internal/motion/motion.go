@@ -180,7 +180,7 @@ type scene struct {
 
 func newScene(a, b *narrow.Shape) *scene {
 	s := &scene{a: a, b: b, planar: a.Dim() == narrow.Dim2, size: min(a.Size(), b.Size())}
-	s.ca, s.cb = boxCentre(a), boxCentre(b)
+	s.ca, s.cb = a.Bounds().Center(), b.Bounds().Center()
 	if s.planar {
 		s.qa = mgl64.QuatIdent()
 		s.qb = mgl64.QuatRotate(0.3, mgl64.Vec3{0, 0, 1})
@@ -192,16 +192,6 @@ func newScene(a, b *narrow.Shape) *scene {
 		s.qb = mgl64.QuatRotate(0.05, mgl64.Vec3{1, 0, 0.3}.Normalize()).Mul(mgl64.QuatRotate(-1.2, mgl64.Vec3{0, 1, 0})).Normalize()
 	}
 	return s
-}
-
-// boxCentre is the centre of s's local bounding box (z = 0 for 2D shapes).
-func boxCentre(s *narrow.Shape) mgl64.Vec3 {
-	bb := s.Bounds()
-	c := bb.Min.Add(bb.Max).Mul(0.5)
-	if s.Dim() == narrow.Dim2 {
-		c[2] = 0
-	}
-	return c
 }
 
 // place returns the pose that puts the local point centre of a shape at

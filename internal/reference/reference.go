@@ -195,16 +195,6 @@ func RandomRotation(rng *rand.Rand) mgl64.Quat {
 	}
 }
 
-// center returns the centre of a shape's local bounding box.
-func center(s *narrow.Shape) mgl64.Vec3 {
-	b := s.Bounds()
-	c := b.Min.Add(b.Max).Mul(0.5)
-	if s.Dim() == narrow.Dim2 {
-		c[2] = 0
-	}
-	return c
-}
-
 // RandomOverlap returns random poses of a and b whose bounding-box centres
 // are at most frac × (a.Size() + b.Size()) apart, with random orientations
 // (about z only for 2D shapes). frac around 0.5 gives overlapping pairs.
@@ -218,7 +208,7 @@ func RandomOverlap(rng *rand.Rand, a, b *narrow.Shape, frac float64) (narrow.Pos
 		} else {
 			q = RandomRotation(rng)
 		}
-		return narrow.Pose{Pos: at.Sub(q.Rotate(center(s))), Rot: q}
+		return narrow.Pose{Pos: at.Sub(q.Rotate(s.Bounds().Center())), Rot: q}
 	}
 	var off mgl64.Vec3
 	for {
