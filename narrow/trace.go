@@ -113,35 +113,14 @@ func (q *lineQuery) lower() float64 {
 }
 
 // testPrims intersects the line with a run of primitives and keeps the
-// nearest forward and backward hits. Möller–Trumbore (1997) with a tolerant
-// barycentric test, written out here because it is the innermost loop; it
-// must stay identical to primData.intersect.
+// nearest forward and backward hits (ties to the lower primitive index).
 func (q *lineQuery) testPrims(prims []primData) {
-	dx, dy, dz := q.d[0], q.d[1], q.d[2]
-	ox, oy, oz := q.o[0], q.o[1], q.o[2]
 	for i := range prims {
 		p := &prims[i]
-		px := dy*p.e2[2] - dz*p.e2[1]
-		py := dz*p.e2[0] - dx*p.e2[2]
-		pz := dx*p.e2[1] - dy*p.e2[0]
-		det := p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
-		if math.Abs(det) <= p.detEps {
+		t, det, ok := p.intersect(&q.o, &q.d)
+		if !ok {
 			continue
 		}
-		inv := 1 / det
-		tx, ty, tz := ox-p.v0[0], oy-p.v0[1], oz-p.v0[2]
-		u := (tx*px + ty*py + tz*pz) * inv
-		if u < -baryEps || u > 1+baryEps {
-			continue
-		}
-		qx := ty*p.e1[2] - tz*p.e1[1]
-		qy := tz*p.e1[0] - tx*p.e1[2]
-		qz := tx*p.e1[1] - ty*p.e1[0]
-		v := (dx*qx + dy*qy + dz*qz) * inv
-		if v < -baryEps || u+v > 1+baryEps {
-			continue
-		}
-		t := (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv
 		if t >= q.tLo {
 			if t < q.fwd.T || (t == q.fwd.T && p.id < q.fwd.Prim) {
 				q.fwd = Hit{T: t, Prim: p.id, Inside: det < 0}
@@ -152,6 +131,34 @@ func (q *lineQuery) testPrims(prims []primData) {
 			}
 		}
 	}
+}
+
+// intersect is Möller–Trumbore (1997) with a tolerant barycentric test:
+// the line o + t·d meets the primitive at t, with det < 0 iff d·n > 0.
+// ok is false for a parallel line or a miss. Every query uses it, so all
+// traversals agree bit for bit.
+func (p *primData) intersect(o, d *[3]float64) (t, det float64, ok bool) {
+	px := d[1]*p.e2[2] - d[2]*p.e2[1]
+	py := d[2]*p.e2[0] - d[0]*p.e2[2]
+	pz := d[0]*p.e2[1] - d[1]*p.e2[0]
+	det = p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
+	if math.Abs(det) <= p.detEps {
+		return 0, 0, false
+	}
+	inv := 1 / det
+	tx, ty, tz := o[0]-p.v0[0], o[1]-p.v0[1], o[2]-p.v0[2]
+	u := (tx*px + ty*py + tz*pz) * inv
+	if u < -baryEps || u > 1+baryEps {
+		return 0, 0, false
+	}
+	qx := ty*p.e1[2] - tz*p.e1[1]
+	qy := tz*p.e1[0] - tx*p.e1[2]
+	qz := tx*p.e1[1] - ty*p.e1[0]
+	v := (d[0]*qx + d[1]*qy + d[2]*qz) * inv
+	if v < -baryEps || u+v > 1+baryEps {
+		return 0, 0, false
+	}
+	return (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv, det, true
 }
 
 // stackEntry is a deferred subtree with its [entry, exit] distances.
@@ -264,37 +271,14 @@ func (s *Shape) Trace(o, d [3]float64, tLo, back float64, trav Traversal) (fwd, 
 }
 
 // anyHit reports whether the ray meets one of prims with tLo < t < tHi,
-// skipping those incident to vertex v. Same arithmetic as testPrims.
+// skipping those incident to vertex v.
 func anyHit(prims []primData, o, d *[3]float64, tLo, tHi float64, v int32) bool {
-	dx, dy, dz := d[0], d[1], d[2]
-	ox, oy, oz := o[0], o[1], o[2]
 	for i := range prims {
 		p := &prims[i]
 		if p.a == v || p.b == v || p.c == v {
 			continue
 		}
-		px := dy*p.e2[2] - dz*p.e2[1]
-		py := dz*p.e2[0] - dx*p.e2[2]
-		pz := dx*p.e2[1] - dy*p.e2[0]
-		det := p.e1[0]*px + p.e1[1]*py + p.e1[2]*pz
-		if math.Abs(det) <= p.detEps {
-			continue
-		}
-		inv := 1 / det
-		tx, ty, tz := ox-p.v0[0], oy-p.v0[1], oz-p.v0[2]
-		u := (tx*px + ty*py + tz*pz) * inv
-		if u < -baryEps || u > 1+baryEps {
-			continue
-		}
-		qx := ty*p.e1[2] - tz*p.e1[1]
-		qy := tz*p.e1[0] - tx*p.e1[2]
-		qz := tx*p.e1[1] - ty*p.e1[0]
-		w := (dx*qx + dy*qy + dz*qz) * inv
-		if w < -baryEps || u+w > 1+baryEps {
-			continue
-		}
-		t := (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv
-		if t > tLo && t < tHi {
+		if t, _, ok := p.intersect(o, d); ok && t > tLo && t < tHi {
 			return true
 		}
 	}
