@@ -2,6 +2,7 @@ package reprojection
 
 import (
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
@@ -47,16 +48,16 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 			r.order[j-1], r.order[j] = r.order[j], r.order[j-1]
 		}
 	}
-	r.na = r.na[:0]
-	for _, ci := range r.order {
+	r.na = slices.Grow(r.na[:0], n)[:n]
+	for oi, ci := range r.order {
 		c := &contacts[ci]
-		d := [3]float64(c.Dir)
 		if c.From == narrow.SideB {
-			d = [3]float64{-d[0], -d[1], -d[2]}
+			r.na[oi] = [3]float64{-c.Dir[0], -c.Dir[1], -c.Dir[2]}
+		} else {
+			r.na[oi] = c.Dir
 		}
-		r.na = append(r.na, d)
 	}
-	r.cluster = r.cluster[:0]
+	r.cluster = slices.Grow(r.cluster[:0], n)[:n]
 	r.seeds = r.seeds[:0]
 	for oi := range r.order {
 		a := &r.na[oi]
@@ -72,7 +73,7 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 			k = int32(len(r.seeds))
 			r.seeds = append(r.seeds, int32(oi))
 		}
-		r.cluster = append(r.cluster, k)
+		r.cluster[oi] = k
 	}
 	for k := range r.seeds {
 		// Members, and the depth-weighted mean normal (zero depths count a
@@ -91,15 +92,17 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 		}
 		nrm := r.na[r.seeds[k]]
 		if l := math.Sqrt(sx*sx + sy*sy + sz*sz); l > 0 {
-			nrm = [3]float64{sx / l, sy / l, sz / l}
+			il := 1 / l
+			nrm = [3]float64{sx * il, sy * il, sz * il}
 		}
 		u, v := tangents(nrm)
-		r.uv = r.uv[:0]
-		r.mind = r.mind[:0]
-		for _, oi := range r.member {
+		m := len(r.member)
+		r.uv = slices.Grow(r.uv[:0], m)[:m]
+		r.mind = slices.Grow(r.mind[:0], m)[:m]
+		for i, oi := range r.member {
 			p := &contacts[r.order[oi]].P
-			r.uv = append(r.uv, [2]float64{p[0]*u[0] + p[1]*u[1] + p[2]*u[2], p[0]*v[0] + p[1]*v[1] + p[2]*v[2]})
-			r.mind = append(r.mind, math.Inf(1))
+			r.uv[i] = [2]float64{p[0]*u[0] + p[1]*u[1] + p[2]*u[2], p[0]*v[0] + p[1]*v[1] + p[2]*v[2]}
+			r.mind[i] = math.Inf(1)
 		}
 		// The first member is the seed, the deepest.
 		p0 := len(pts)
@@ -139,8 +142,8 @@ func tangents(n [3]float64) (u, v [3]float64) {
 	} else {
 		u = [3]float64{-n[2], 0, n[0]} // ŷ × n
 	}
-	l := math.Sqrt(u[0]*u[0] + u[1]*u[1] + u[2]*u[2])
-	u = [3]float64{u[0] / l, u[1] / l, u[2] / l}
+	il := 1 / math.Sqrt(u[0]*u[0]+u[1]*u[1]+u[2]*u[2])
+	u = [3]float64{u[0] * il, u[1] * il, u[2] * il}
 	v = [3]float64{n[1]*u[2] - n[2]*u[1], n[2]*u[0] - n[0]*u[2], n[0]*u[1] - n[1]*u[0]}
 	return u, v
 }
