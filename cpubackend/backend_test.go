@@ -541,3 +541,19 @@ func TestBackendParamsValidation(t *testing.T) {
 		be.Close()
 	}
 }
+
+// TestBackendNilResult: a nil Result is an error, not a panic, and the
+// backend keeps working.
+func TestBackendNilResult(t *testing.T) {
+	sh := btLoad(t)
+	be, ids := btNew(t, sh, narrow.Params{})
+	defer be.Close()
+	if err := be.Detect(context.Background(), btGoodPairs(sh, ids, 0), nil); !errors.Is(err, narrow.ErrBadParams) {
+		t.Fatalf("Detect(nil result): %v, want ErrBadParams", err)
+	}
+	var res narrow.Result
+	btDetect(t, be, btGoodPairs(sh, ids, 0), &res)
+	if len(res.Pairs) == 0 {
+		t.Fatal("no results after a rejected call")
+	}
+}

@@ -155,6 +155,9 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 	if b.closed {
 		return narrow.ErrBackendClosed
 	}
+	if res == nil {
+		return fmt.Errorf("%w: Detect needs a non-nil *narrow.Result", narrow.ErrBadParams)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
