@@ -20,10 +20,15 @@ type bvhNode struct {
 // slightly larger only costs a few extra visits, never a missed hit. The
 // slab arithmetic itself runs in float64 on the exactly converted values.
 type fatNode struct {
-	box   [2][2][3]float32 // box[child][0 = min, 1 = max][axis]
+	box   nodeBox
 	child [2]int32
 	count [2]int32
 }
+
+// nodeBox holds the boxes of a node's two children, plane by plane:
+// box[0 = min, 1 = max][axis][child], so that both children's values of one
+// plane are adjacent (the slab kernel loads them together).
+type nodeBox [2][3][2]float32
 
 // primData is a primitive prepared for Möller–Trumbore: v0 + u·e1 + v·e2.
 // Triangles store their edges; a segment p0→p1 stores e1 = p1-p0, e2 = ẑ.
@@ -121,8 +126,8 @@ func (s *Shape) makeFat() {
 		for k := 0; k < 2; k++ {
 			c := &s.nodes[int(n.first)+k]
 			for a := 0; a < 3; a++ {
-				f.box[k][0][a] = down32(c.min[a])
-				f.box[k][1][a] = up32(c.max[a])
+				f.box[0][a][k] = down32(c.min[a])
+				f.box[1][a][k] = up32(c.max[a])
 			}
 			if c.count > 0 {
 				f.child[k], f.count[k] = c.first, c.count

@@ -1,0 +1,54 @@
+package narrow
+
+import "unsafe"
+
+// slabRay is what the slab kernel needs of a ray: origin and inverse
+// direction, each duplicated for the two children of a node, and the byte
+// offsets in a nodeBox of the near and far plane of each axis (near = min
+// for a positive direction component). The assembly kernel relies on this
+// exact layout (checked by TestSlabRayLayout).
+type slabRay struct {
+	o    [3][2]float64
+	inv  [3][2]float64
+	near [3]uintptr
+	far  [3]uintptr
+}
+
+func (r *slabRay) init(o, inv [3]float64) {
+	for k := 0; k < 3; k++ {
+		r.o[k] = [2]float64{o[k], o[k]}
+		r.inv[k] = [2]float64{inv[k], inv[k]}
+		lo, hi := planeOffset(0, k), planeOffset(1, k)
+		if inv[k] < 0 {
+			lo, hi = hi, lo
+		}
+		r.near[k], r.far[k] = lo, hi
+	}
+}
+
+// planeOffset is the byte offset of plane (mm, axis) in a nodeBox.
+func planeOffset(mm, axis int) uintptr {
+	var b nodeBox
+	return uintptr(unsafe.Pointer(&b[mm][axis])) - uintptr(unsafe.Pointer(&b))
+}
+
+// plane returns both children's values of the plane at byte offset off.
+func (b *nodeBox) plane(off uintptr) *[2]float32 {
+	return (*[2]float32)(unsafe.Add(unsafe.Pointer(b), off))
+}
+
+// slab2Go is the portable slab test of both children of a node: the entry
+// and exit distances of the line within [lo, hi] for child 0 (a0, e0) and
+// child 1 (a1, e1); a child is missed when its entry exceeds its exit. The
+// amd64 assembly computes the same values with packed SSE2 instructions.
+func slab2Go(b *nodeBox, r *slabRay, lo, hi float64) (a0, e0, a1, e1 float64) {
+	nx, ny, nz := b.plane(r.near[0]), b.plane(r.near[1]), b.plane(r.near[2])
+	fx, fy, fz := b.plane(r.far[0]), b.plane(r.far[1]), b.plane(r.far[2])
+	ox, oy, oz := r.o[0][0], r.o[1][0], r.o[2][0]
+	ix, iy, iz := r.inv[0][0], r.inv[1][0], r.inv[2][0]
+	a0 = max(lo, (float64(nx[0])-ox)*ix, (float64(ny[0])-oy)*iy, (float64(nz[0])-oz)*iz)
+	e0 = min(hi, (float64(fx[0])-ox)*ix, (float64(fy[0])-oy)*iy, (float64(fz[0])-oz)*iz)
+	a1 = max(lo, (float64(nx[1])-ox)*ix, (float64(ny[1])-oy)*iy, (float64(nz[1])-oz)*iz)
+	e1 = min(hi, (float64(fx[1])-ox)*ix, (float64(fy[1])-oy)*iy, (float64(fz[1])-oz)*iz)
+	return
+}
