@@ -1,3 +1,5 @@
+//go:build !purego
+
 package narrow
 
 // slab2 is slab2Go in SSE2 assembly (slab_amd64.s): both children at once.

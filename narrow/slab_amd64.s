@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func slab2(b *nodeBox, r *slabRay, lo, hi float64) (a0, e0, a1, e1 float64)
