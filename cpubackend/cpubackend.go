@@ -343,9 +343,15 @@ func (b *Backend) doTask(i, _ int) {
 			t.stats.IterativeRays++
 			t.stats.IterativeSteps += w.Steps
 			switch {
-			case w.Outcome == iterative.Hit:
+			case w.Outcome == iterative.Hit && !dir.Src.Occluded(ray.Vertex, w.T):
+				// The own-body test is a lookup (narrow.Shape.Occluded), so
+				// iterative hits get it too, unlike in the paper.
+				t.stats.OcclusionRays++
 				t.contacts = append(t.contacts, reprojection.Make(r.Response, dir, ray.Vertex, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true}))
 				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: w.Prim})
+			case w.Outcome == iterative.Hit:
+				t.stats.OcclusionRays++
+				t.stats.LostRays++ // leaves its own body first: no contact, as in a standard step
 			case predict:
 				if p, ok := predictive.FromWalk(w, r.CullingDist); ok {
 					t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: p, Predicted: true})

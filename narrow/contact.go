@@ -99,7 +99,7 @@ type Stats struct {
 	IterativePairs int // pairs updated with the iterative algorithm
 	FailedPairs    int // pairs rejected with an error
 	StandardRays   int // Hermann rays cast by standard steps
-	OcclusionRays  int // own-shape "leaves its own shape first" checks
+	OcclusionRays  int // own-body "leaves its own shape first" checks (lookups of a precomputed exit distance, not rays)
 	PredictiveRays int // opposite rays sharing a standard traversal
 	IterativeRays  int // rays updated by iterative walks
 	IterativeSteps int // primitives visited by iterative walks
@@ -124,9 +124,10 @@ func (s *Stats) Add(o *Stats) {
 	s.Contacts += o.Contacts
 }
 
-// Rays returns the number of rays cast of every kind.
+// Rays returns the number of rays cast of every kind (own-body checks are
+// lookups, not rays, and do not count).
 func (s *Stats) Rays() int {
-	return s.StandardRays + s.OcclusionRays + s.PredictiveRays + s.IterativeRays
+	return s.StandardRays + s.PredictiveRays + s.IterativeRays
 }
 
 // Result receives the output of Backend.Detect. Reuse one Result across

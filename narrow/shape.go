@@ -96,6 +96,7 @@ type Shape struct {
 	areaTol   float64             // twice-area below which a primitive is degenerate
 	size      float64             // half the bounding-box diagonal
 	vblocks   []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
+	exit      []float64           // per vertex: where its inward ray leaves the shape (ownExit)
 	dop       [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
 	tEps      float64             // distance tolerance along rays
 	nodes     []bvhNode
@@ -267,6 +268,12 @@ func (s *Shape) finish() {
 	s.size = 0.5 * d.Len()
 	s.tEps = 1e-9 * s.scale
 	s.buildBVH()
+	s.exit = make([]float64, len(s.verts))
+	for v := range s.exit {
+		if s.vnorm[v] != ([3]float64{}) {
+			s.exit[v] = s.ownExit(int32(v))
+		}
+	}
 	for k := range s.dop {
 		s.dop[k] = [2]float64{math.Inf(1), math.Inf(-1)}
 	}

@@ -173,8 +173,7 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
 		return out
 	}
-	n := d.Src.vnorm[v]
-	if d.Src.Occluded(v, [3]float64{-n[0], -n[1], -n[2]}, out.Fwd.T, trav) {
+	if d.Src.Occluded(v, out.Fwd.T) {
 		out.Occluded = true
 		return out
 	}

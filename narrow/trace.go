@@ -257,59 +257,58 @@ func (s *Shape) Trace(o, d [3]float64, tLo, back float64, trav Traversal) (fwd, 
 	return q.fwd, q.bwd
 }
 
-// anyHit reports whether the ray meets one of prims with tLo < t < tHi,
-// skipping those incident to vertex v.
-func anyHit(prims []primData, o, d *[3]float64, tLo, tHi float64, v int32) bool {
-	for i := range prims {
-		p := &prims[i]
-		if p.a == v || p.b == v || p.c == v {
-			continue
-		}
-		if t, _, ok := p.intersect(o, d); ok && t > tLo && t < tHi {
-			return true
+// ownExit returns the smallest t > tEps at which the ray from vertex v
+// along its inward normal meets a primitive of s not incident to v (+Inf if
+// none): where the ray leaves its own shape. For a rigid shape this ray
+// never changes, so it is computed once per vertex (see exit) and Hermann's
+// "hit before leaving the source object" test is a comparison.
+func (s *Shape) ownExit(v int32) float64 {
+	o, n := s.verts[v], s.vnorm[v]
+	d := [3]float64{-n[0], -n[1], -n[2]}
+	tLo, best := s.tEps, math.Inf(1)
+	scan := func(prims []primData) {
+		for i := range prims {
+			p := &prims[i]
+			if p.a == v || p.b == v || p.c == v {
+				continue
+			}
+			if t, _, ok := p.intersect(&o, &d); ok && t > tLo && t < best {
+				best = t
+			}
 		}
 	}
-	return false
-}
-
-// occluded reports whether the ray o + t·d meets a primitive of s with
-// tLo < t < tHi other than those incident to vertex v (any-hit query). This
-// is Hermann's "before leaving the source object" test.
-func (s *Shape) occluded(o, d [3]float64, tLo, tHi float64, v int32, trav Traversal) bool {
-	if !(tHi > tLo) {
-		return false
-	}
-	if trav == TraversalBasic || s.fat == nil {
-		return anyHit(s.leaf, &o, &d, tLo, tHi, v)
+	if s.fat == nil {
+		scan(s.leaf)
+		return best
 	}
 	var sr slabRay
 	sr.init(o, safeInv(d))
 	var stack [maxDepth + 2]int32
-	stack[0] = 0
 	sp := 1
 	for sp > 0 {
 		sp--
 		n := &s.fat[stack[sp]]
-		a0, e0, a1, e1 := slab2(&n.box, &sr, tLo, tHi)
+		a0, e0, a1, e1 := slab2(&n.box, &sr, tLo, best)
 		for k, hit := range [2]bool{a0 <= e0, a1 <= e1} {
 			if !hit {
 				continue
 			}
 			if c := n.count[k]; c > 0 {
-				if anyHit(s.leaf[n.child[k]:n.child[k]+c], &o, &d, tLo, tHi, v) {
-					return true
-				}
+				scan(s.leaf[n.child[k] : n.child[k]+c])
 				continue
 			}
 			stack[sp] = n.child[k]
 			sp++
 		}
 	}
-	return false
+	return best
 }
 
-// Occluded is the exported form of the own-shape test: does the ray from
-// vertex v along d (shape-local) meet another primitive of s before tHi?
-func (s *Shape) Occluded(v int32, d [3]float64, tHi float64, trav Traversal) bool {
-	return s.occluded(s.verts[v], d, s.tEps, tHi-s.tEps, v, trav)
+// Occluded reports whether the inward ray of vertex v leaves its own shape
+// before distance tHit: whether a primitive of s not incident to v lies on
+// it at tEps < t < tHit − tEps. This is Hermann et al.'s "hits the other
+// object before leaving the source object" condition, answered from the
+// exit distance precomputed per vertex.
+func (s *Shape) Occluded(v int32, tHit float64) bool {
+	return s.exit[v] < tHit-s.tEps
 }
