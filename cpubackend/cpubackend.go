@@ -347,7 +347,8 @@ func (b *Backend) doTask(i, _ int) {
 				// The own-body test is a lookup (narrow.Shape.Occluded), so
 				// iterative hits get it too, unlike in the paper.
 				t.stats.OcclusionRays++
-				t.contacts = append(t.contacts, reprojection.Make(r.Response, dir, ray.Vertex, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true}))
+				t.contacts = append(t.contacts, narrow.Contact{})
+				reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
 				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: w.Prim})
 			case w.Outcome == iterative.Hit:
 				t.stats.OcclusionRays++
@@ -386,7 +387,8 @@ func (b *Backend) doTask(i, _ int) {
 			t.stats.OcclusionRays++
 		}
 		if out.Contact {
-			t.contacts = append(t.contacts, reprojection.Make(r.Response, dir, v, out.Fwd))
+			t.contacts = append(t.contacts, narrow.Contact{})
+			reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Fwd)
 			if keep {
 				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: out.Fwd.Prim})
 			}

@@ -151,9 +151,10 @@ func (d *Direction) Ray(v int32) (o, dir [3]float64) {
 
 // Outcome is the result of one standard ray.
 type Outcome struct {
-	Contact  bool // Hermann contact: Fwd is hit from Dst's inside and Src is not left before
-	Occluded bool // Fwd was hit from inside but the ray left Src first
-	Fwd, Bwd Hit  // nearest hits ahead (t ≥ -tEps) and behind (within back)
+	Contact  bool       // Hermann contact: Fwd is hit from Dst's inside and Src is not left before
+	Occluded bool       // Fwd was hit from inside but the ray left Src first
+	Fwd, Bwd Hit        // nearest hits ahead (t ≥ -tEps) and behind (within back)
+	O, D     [3]float64 // the ray in Dst's frame (see Ray)
 }
 
 // Standard casts the ray of vertex v (Hermann et al. 2008, as in §2 of
@@ -168,8 +169,8 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	if d.Src.vnorm[v] == ([3]float64{}) {
 		return Outcome{Fwd: NoHit, Bwd: NoHit} // vertex used by no primitive
 	}
-	o, dir := d.Ray(v)
-	out.Fwd, out.Bwd = d.Dst.Trace(o, dir, -d.Dst.tEps, back, trav)
+	out.O, out.D = d.Ray(v)
+	out.Fwd, out.Bwd = d.Dst.Trace(out.O, out.D, -d.Dst.tEps, back, trav)
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
 		return out
 	}

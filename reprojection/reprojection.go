@@ -19,36 +19,43 @@ import (
 // on dir.Dst is h (h.T is the ray length |r|), following the contact
 // convention of package narrow.
 func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) narrow.Contact {
-	x := dir.Src.Vertex(int(v))
-	n := dir.Src.VertexNormal(int(v))
-	fl := dir.Dst.FaceNormal(int(h.Prim))
-	sr, st, dr := &dir.SrcWorld.R, &dir.SrcWorld.T, &dir.DstWorld.R
-	c := narrow.Contact{From: dir.From, Vertex: v, Prim: h.Prim}
-	c.P = mgl64.Vec3{
-		sr[0]*x[0] + sr[1]*x[1] + sr[2]*x[2] + st[0],
-		sr[3]*x[0] + sr[4]*x[1] + sr[5]*x[2] + st[1],
-		sr[6]*x[0] + sr[7]*x[1] + sr[8]*x[2] + st[2],
-	}
-	// Ray direction (inward normal) and hit normal, in world coordinates.
-	rd := mgl64.Vec3{
-		-(sr[0]*n[0] + sr[1]*n[1] + sr[2]*n[2]),
-		-(sr[3]*n[0] + sr[4]*n[1] + sr[5]*n[2]),
-		-(sr[6]*n[0] + sr[7]*n[1] + sr[8]*n[2]),
-	}
-	fn := mgl64.Vec3{
-		dr[0]*fl[0] + dr[1]*fl[1] + dr[2]*fl[2],
-		dr[3]*fl[0] + dr[4]*fl[1] + dr[5]*fl[2],
-		dr[6]*fl[0] + dr[7]*fl[1] + dr[8]*fl[2],
-	}
-	t := max(h.T, 0)
-	cos := rd[0]*fn[0] + rd[1]*fn[1] + rd[2]*fn[2] // > 0 for contacts
-	switch mode {
-	case narrow.ResponseRay:
-		c.Depth, c.Dir = t, rd
-	case narrow.ResponseWeighted:
-		c.Depth, c.Dir = t*max(cos, 0), rd
-	default: // MTD re-projection, Eq. 2 of 2013b: pd = r·n, d = n
-		c.Depth, c.Dir = max(t*cos, 0), fn
-	}
+	var c narrow.Contact
+	o, d := dir.Ray(v)
+	Fill(&c, mode, dir, v, &o, &d, h)
 	return c
+}
+
+// Fill is Make for callers that already have the ray in dir.Dst's frame
+// (origin o, unit direction d, as from Direction.Ray): it writes the
+// contact into c without recomputing the ray.
+func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
+	fl := dir.Dst.FaceNormal(int(h.Prim)) // outward normal, Dst frame
+	r, t := &dir.DstWorld.R, &dir.DstWorld.T
+	c.P = mgl64.Vec3{
+		r[0]*o[0] + r[1]*o[1] + r[2]*o[2] + t[0],
+		r[3]*o[0] + r[4]*o[1] + r[5]*o[2] + t[1],
+		r[6]*o[0] + r[7]*o[1] + r[8]*o[2] + t[2],
+	}
+	c.From, c.Vertex, c.Prim = dir.From, v, h.Prim
+	dist := max(h.T, 0)
+	cos := d[0]*fl[0] + d[1]*fl[1] + d[2]*fl[2] // ray · normal, > 0 for contacts
+	switch mode {
+	case narrow.ResponseRay, narrow.ResponseWeighted:
+		c.Dir = mgl64.Vec3{
+			r[0]*d[0] + r[1]*d[1] + r[2]*d[2],
+			r[3]*d[0] + r[4]*d[1] + r[5]*d[2],
+			r[6]*d[0] + r[7]*d[1] + r[8]*d[2],
+		}
+		c.Depth = dist
+		if mode == narrow.ResponseWeighted {
+			c.Depth = dist * max(cos, 0)
+		}
+	default: // MTD re-projection, Eq. 2 of 2013b: pd = r·n, d = n
+		c.Dir = mgl64.Vec3{
+			r[0]*fl[0] + r[1]*fl[1] + r[2]*fl[2],
+			r[3]*fl[0] + r[4]*fl[1] + r[5]*fl[2],
+			r[6]*fl[0] + r[7]*fl[1] + r[8]*fl[2],
+		}
+		c.Depth = max(dist*cos, 0)
+	}
 }
