@@ -249,16 +249,21 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
 			continue
 		}
-		j.res = b.params.Resolve(j.a, j.b)
 		pa, pb := j.pair.PoseA, j.pair.PoseB
 		ta, tb := pa.Transform(), pb.Transform()
 		j.dirs[0].SetTransforms(narrow.SideA, j.a, j.b, &ta, &tb)
 		j.dirs[1].SetTransforms(narrow.SideB, j.b, j.a, &tb, &ta)
-		if j.res.Method != narrow.MethodStandard {
+		if b.params.Method == narrow.MethodStandard {
+			j.res = b.params.Resolve(j.a, j.b)
+		} else {
 			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
 			if j.st == nil {
 				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
 			}
+			if !j.st.HasParams {
+				j.st.Params, j.st.HasParams = b.params.Resolve(j.a, j.b), true
+			}
+			j.res = j.st.Params
 			for d := range j.st.Next {
 				j.st.Next[d] = j.st.Next[d][:0] // scratch of this step
 			}

@@ -22,9 +22,13 @@ type PairState struct {
 	A, B  narrow.ShapeID
 	Valid bool // a standard step has run since the state was created
 	RelNI Rel  // the pair's relative placement at the last standard step
-	Rays  [2][]Ray
-	Next  [2][]Ray // being built this step; swapped into Rays by Commit
-	seen  uint64
+	// Params caches the parameters resolved for the pair's shapes (they
+	// depend on nothing else); HasParams reports that it is set.
+	Params    narrow.Resolved
+	HasParams bool
+	Rays      [2][]Ray
+	Next      [2][]Ray // being built this step; swapped into Rays by Commit
+	seen      uint64
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
@@ -155,7 +159,7 @@ func (st *Store) Put(id uint64, s *PairState) {
 func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 
 func (s *PairState) reset(a, b narrow.ShapeID) {
-	s.A, s.B, s.Valid = a, b, false
+	s.A, s.B, s.Valid, s.HasParams = a, b, false, false
 	for k := range s.Rays {
 		s.Rays[k] = s.Rays[k][:0]
 		s.Next[k] = s.Next[k][:0]

@@ -95,8 +95,25 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 			il := 1 / l
 			nrm = [3]float64{sx * il, sy * il, sz * il}
 		}
-		u, v := tangents(nrm)
 		m := len(r.member)
+		if m <= 2 {
+			// Nothing to choose: the deepest, then the other unless it
+			// coincides with it in the plane of the normal.
+			p0 := len(pts)
+			first := &contacts[r.order[r.member[0]]]
+			pts = append(pts, *first)
+			if m == 2 && size >= 2 {
+				second := &contacts[r.order[r.member[1]]]
+				d := second.P.Sub(first.P)
+				dn := d[0]*nrm[0] + d[1]*nrm[1] + d[2]*nrm[2]
+				if d.Dot(d)-dn*dn > 0 {
+					pts = append(pts, *second)
+				}
+			}
+			ms = append(ms, narrow.Manifold{Normal: mgl64.Vec3(nrm), Points: pts[p0:len(pts):len(pts)]})
+			continue
+		}
+		u, v := tangents(nrm)
 		r.uv = slices.Grow(r.uv[:0], m)[:m]
 		r.mind = slices.Grow(r.mind[:0], m)[:m]
 		for i, oi := range r.member {
