@@ -67,7 +67,8 @@ type job struct {
 	a, b      *narrow.Shape
 	res       narrow.Resolved
 	st        *iterative.PairState
-	fresh     bool // st came from Store.New and is installed at commit
+	fresh     bool          // st came from Store.New and is installed at commit
+	rel       iterative.Rel // the pair's relative placement this step
 	iterative bool
 	err       error
 	dirs      [2]narrow.Direction
@@ -205,7 +206,7 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 			j.st.Commit()
 			if !j.iterative {
 				j.st.Valid = true
-				j.st.MarkStandard(j.pair.PoseA, j.pair.PoseB)
+				j.st.RelNI = j.rel
 			}
 		}
 		for t := j.t0; t < j.t1; t++ {
@@ -252,10 +253,14 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		pa, pb := j.pair.PoseA, j.pair.PoseB
 		ta, tb := pa.Transform(), pb.Transform()
 		j.dirs[0].SetTransforms(narrow.SideA, j.a, j.b, &ta, &tb)
-		j.dirs[1].SetTransforms(narrow.SideB, j.b, j.a, &tb, &ta)
+		j.dirs[1].SetReverse(&j.dirs[0])
 		if b.params.Method == narrow.MethodStandard {
 			j.res = b.params.Resolve(j.a, j.b)
 		} else {
+			// Where each origin lies in the other's frame: the translations
+			// of the two directions' maps (Eq. 2 needs nothing else but the
+			// relative rotation).
+			j.rel = iterative.RelateFrames(pa, pb, j.dirs[1].SrcToDst.T, j.dirs[0].SrcToDst.T)
 			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
 			if j.st == nil {
 				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
@@ -269,7 +274,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			}
 			if j.st.Valid {
 				maxR := max(j.a.Radius(), j.b.Radius())
-				j.iterative = j.st.Displacement(iterative.Relate(pa, pb), maxR) <= j.res.DisplacementThreshold
+				j.iterative = j.st.Displacement(j.rel, maxR) <= j.res.DisplacementThreshold
 			}
 		}
 		for d := 0; d < 2; d++ {

@@ -64,13 +64,19 @@ func qinvrot(q [4]float64, v [3]float64) [3]float64 {
 // Relate returns the relative placement of poses a and b (unit quaternions).
 func Relate(a, b narrow.Pose) Rel {
 	qa := [4]float64{a.Rot.W, a.Rot.V[0], a.Rot.V[1], a.Rot.V[2]}
-	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
 	d := [3]float64{b.Pos[0] - a.Pos[0], b.Pos[1] - a.Pos[1], b.Pos[2] - a.Pos[2]}
-	return Rel{
-		BinA: qinvrot(qa, d),
-		AinB: qinvrot(qb, [3]float64{-d[0], -d[1], -d[2]}),
-		Q:    qmul([4]float64{qa[0], -qa[1], -qa[2], -qa[3]}, qb),
-	}
+	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
+	return RelateFrames(a, b, qinvrot(qa, d), qinvrot(qb, [3]float64{-d[0], -d[1], -d[2]}))
+}
+
+// RelateFrames is Relate for callers that already know where each body's
+// origin lies in the other's frame (the translations of the two
+// narrow.Direction transforms of a pair): only the relative rotation is
+// computed.
+func RelateFrames(a, b narrow.Pose, bInA, aInB [3]float64) Rel {
+	qa := [4]float64{a.Rot.W, -a.Rot.V[0], -a.Rot.V[1], -a.Rot.V[2]}
+	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
+	return Rel{BinA: bInA, AinB: aInB, Q: qmul(qa, qb)}
 }
 
 func dist3(a, b [3]float64) float64 {

@@ -44,6 +44,14 @@ func (d *Direction) SetTransforms(from Side, src, dst *Shape, srcWorld, dstWorld
 	d.SrcToDst = inv.Mul(&d.SrcWorld)
 }
 
+// SetReverse prepares d as the other half of o's pair: the rays from o.Dst's
+// vertices on o.Src (the inverse map, without a second matrix product).
+func (d *Direction) SetReverse(o *Direction) {
+	d.From, d.Src, d.Dst = o.From.Other(), o.Dst, o.Src
+	d.SrcWorld, d.DstWorld = o.DstWorld, o.SrcWorld
+	d.SrcToDst = o.SrcToDst.Inverse()
+}
+
 // SetCull prepares the culling boxes of InCull, grown by ext.
 func (d *Direction) SetCull(ext float64) {
 	src, dst := d.Src, d.Dst
