@@ -175,3 +175,47 @@ func BenchmarkBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRay measures ray throughput alone: Direction.Standard (trace,
+// own-body test) on exactly the rays the standard algorithm casts for the
+// 500 pose pairs of each set, collected beforehand — the "time spent on
+// ray tracing" of the papers, without culling and contact building.
+func BenchmarkRay(b *testing.B) {
+	bunny, sets := benchPoses(b)
+	for _, set := range sets {
+		type job struct {
+			dir *narrow.Direction
+			v   int32
+		}
+		var dirs []*narrow.Direction
+		var jobs []job
+		p := narrow.Params{Method: narrow.MethodStandard}
+		for _, ps := range set.poses {
+			r := p.Resolve(bunny, bunny)
+			var d0, d1 narrow.Direction
+			d0.Setup(narrow.SideA, bunny, bunny, ps[0], ps[1], r.DistanceExtension)
+			d1.Setup(narrow.SideB, bunny, bunny, ps[1], ps[0], r.DistanceExtension)
+			for _, d := range []*narrow.Direction{&d0, &d1} {
+				dc := *d
+				dirs = append(dirs, &dc)
+				for v := int32(0); v < int32(bunny.NumVertices()); v++ {
+					if dc.InCull(v) {
+						jobs = append(jobs, job{&dc, v})
+					}
+				}
+			}
+		}
+		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
+			b.Run(set.name+"/"+trav.String(), func(b *testing.B) {
+				hits := 0
+				for i := 0; i < b.N; i++ {
+					j := jobs[i%len(jobs)]
+					if j.dir.Standard(j.v, 0, trav).Contact {
+						hits++
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
+			})
+		}
+	}
+}
