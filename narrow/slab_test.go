@@ -23,6 +23,15 @@ func TestSlabRayLayout(t *testing.T) {
 			t.Errorf("slabRay.%s at offset %d, the assembly expects %d", c.name, c.got, c.want)
 		}
 	}
+	var b nodeBox
+	for mm := 0; mm < 2; mm++ {
+		for axis := 0; axis < 3; axis++ {
+			want := uintptr(unsafe.Pointer(&b[mm][axis])) - uintptr(unsafe.Pointer(&b))
+			if got := planeOffset(mm, axis); got != want {
+				t.Errorf("planeOffset(%d, %d) = %d, want %d", mm, axis, got, want)
+			}
+		}
+	}
 	if n := unsafe.Sizeof(fatNode{}); n != 64 {
 		t.Errorf("fatNode is %d bytes, want 64 (one cache line)", n)
 	}
