@@ -21,18 +21,7 @@ const degenTol = 1e-9
 
 // degenCorners returns the 8 corners of the box [lo, hi] in the order of
 // narrow.BoxTriangles.
-func degenCorners(lo, hi mgl64.Vec3) []mgl64.Vec3 {
-	vs := make([]mgl64.Vec3, 8)
-	for i := range vs {
-		for k := 0; k < 3; k++ {
-			vs[i][k] = lo[k]
-			if i>>k&1 == 1 {
-				vs[i][k] = hi[k]
-			}
-		}
-	}
-	return vs
-}
+func degenCorners(lo, hi mgl64.Vec3) []mgl64.Vec3 { return narrow.BoxCorners(lo, hi) }
 
 // degenMesh builds a box-topology mesh from 8 corners (a rigid image of
 // degenCorners keeps the winding valid).

@@ -31,6 +31,13 @@ func BoxTriangles() [][3]int {
 // NewBox returns the box [lo, hi] as a closed 12-triangle mesh: vertex i
 // has coordinate k equal to hi[k] iff bit k of i is set, lo[k] otherwise.
 func NewBox(lo, hi mgl64.Vec3) (*Shape, error) {
+	return NewMesh(BoxCorners(lo, hi), BoxTriangles())
+}
+
+// BoxCorners returns the 8 corners of the box [lo, hi] in the order of
+// BoxTriangles: corner i has coordinate k equal to hi[k] iff bit k of i is
+// set.
+func BoxCorners(lo, hi mgl64.Vec3) []mgl64.Vec3 {
 	v := make([]mgl64.Vec3, 8)
 	for i := range v {
 		for k := 0; k < 3; k++ {
@@ -40,7 +47,7 @@ func NewBox(lo, hi mgl64.Vec3) (*Shape, error) {
 			}
 		}
 	}
-	return NewMesh(v, BoxTriangles())
+	return v
 }
 
 // edgeRec is one directed edge of one triangle, keyed by its undirected
