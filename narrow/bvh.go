@@ -45,6 +45,14 @@ const (
 	sahBins  = 16
 )
 
+// bvhBuilder holds the build-time tree: plain nodes, converted to fatNodes
+// (makeFat) once built.
+type bvhBuilder struct {
+	nodes     []bvhNode
+	leafCount int // primitives placed in leaves so far
+	depth     int // deepest level reached
+}
+
 type buildItem struct {
 	lo, hi, c [3]float64
 	idx       int32
@@ -76,8 +84,9 @@ func (s *Shape) buildBVH() {
 			items[i].c[k] = 0.5 * (lo[k] + hi[k])
 		}
 	}
-	s.nodes = make([]bvhNode, 1, 2*n)
-	s.build(0, items, 0)
+	b := bvhBuilder{nodes: make([]bvhNode, 1, 2*n)}
+	b.build(0, items, 0)
+	s.maxDeep = b.depth
 	s.leaf = make([]primData, n)
 	s.leafOf = make([]int32, n)
 	for i, it := range items {
@@ -87,44 +96,42 @@ func (s *Shape) buildBVH() {
 	// Pad every box so that hits accepted by the barycentric tolerance and
 	// rounding in the slab test can never be culled (BVH == basic exactly).
 	pad := 1e-7*s.scale + 1e-12*s.scale*1e3
-	for i := range s.nodes {
+	for i := range b.nodes {
 		for k := 0; k < 3; k++ {
-			s.nodes[i].min[k] -= pad
-			s.nodes[i].max[k] += pad
+			b.nodes[i].min[k] -= pad
+			b.nodes[i].max[k] += pad
 		}
 		if s.dim == Dim2 {
 			// Rays of planar shapes have no z extent; an unbounded slab
 			// keeps the z test from ever producing NaN or culling.
-			s.nodes[i].min[2], s.nodes[i].max[2] = -1e300, 1e300
+			b.nodes[i].min[2], b.nodes[i].max[2] = -1e300, 1e300
 		}
 	}
-	s.makeFat()
-	s.nodes = nil // only the fat form is traversed
+	s.fat = makeFat(b.nodes)
 }
 
 // makeFat converts the build tree into fat nodes (interior nodes only, in
 // build order, so the root is fat node 0).
-func (s *Shape) makeFat() {
-	if s.nodes[0].count > 0 {
-		s.fat = nil // the whole shape is one leaf
-		return
+func makeFat(nodes []bvhNode) []fatNode {
+	if nodes[0].count > 0 {
+		return nil // the whole shape is one leaf
 	}
-	fatOf := make([]int32, len(s.nodes))
+	fatOf := make([]int32, len(nodes))
 	nf := int32(0)
-	for i, n := range s.nodes {
+	for i, n := range nodes {
 		if n.count == 0 {
 			fatOf[i] = nf
 			nf++
 		}
 	}
-	s.fat = make([]fatNode, 0, nf)
-	for _, n := range s.nodes {
+	fat := make([]fatNode, 0, nf)
+	for _, n := range nodes {
 		if n.count > 0 {
 			continue
 		}
 		var f fatNode
 		for k := 0; k < 2; k++ {
-			c := &s.nodes[int(n.first)+k]
+			c := &nodes[int(n.first)+k]
 			for a := 0; a < 3; a++ {
 				f.box[0][a][k] = down32(c.min[a])
 				f.box[1][a][k] = up32(c.max[a])
@@ -135,8 +142,9 @@ func (s *Shape) makeFat() {
 				f.child[k] = fatOf[int(n.first)+k]
 			}
 		}
-		s.fat = append(s.fat, f)
+		fat = append(fat, f)
 	}
+	return fat
 }
 
 // down32 and up32 round a float64 to a float32 that is ≤ (≥) it.
@@ -174,7 +182,7 @@ func area(lo, hi [3]float64) float64 {
 	return dx*dy + dy*dz + dz*dx
 }
 
-func (s *Shape) build(ni int, items []buildItem, depth int) {
+func (b *bvhBuilder) build(ni int, items []buildItem, depth int) {
 	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
 	clo, chi := lo, hi
@@ -184,11 +192,11 @@ func (s *Shape) build(ni int, items []buildItem, depth int) {
 			clo[k], chi[k] = min(clo[k], items[i].c[k]), max(chi[k], items[i].c[k])
 		}
 	}
-	s.maxDeep = max(s.maxDeep, depth)
-	leafStart := func() int32 { return int32(s.leafCount) }
+	b.depth = max(b.depth, depth)
+	leafStart := func() int32 { return int32(b.leafCount) }
 	makeLeaf := func() {
-		s.nodes[ni] = bvhNode{min: lo, max: hi, first: leafStart(), count: int32(len(items))}
-		s.leafCount += len(items)
+		b.nodes[ni] = bvhNode{min: lo, max: hi, first: leafStart(), count: int32(len(items))}
+		b.leafCount += len(items)
 	}
 	if len(items) <= leafMax || depth >= maxDepth {
 		makeLeaf()
@@ -251,7 +259,7 @@ func (s *Shape) build(ni int, items []buildItem, depth int) {
 	if bestAxis < 0 || (pa > 0 && travCost+bestCost/pa >= float64(len(items)) && len(items) <= 2*leafMax) {
 		if bestAxis < 0 {
 			// All centroids coincide: split in the middle of the list.
-			s.splitAt(ni, lo, hi, items, len(items)/2, depth)
+			b.splitAt(ni, lo, hi, items, len(items)/2, depth)
 			return
 		}
 		makeLeaf()
@@ -267,13 +275,13 @@ func (s *Shape) build(ni int, items []buildItem, depth int) {
 			mid++
 		}
 	}
-	s.splitAt(ni, lo, hi, items, mid, depth)
+	b.splitAt(ni, lo, hi, items, mid, depth)
 }
 
-func (s *Shape) splitAt(ni int, lo, hi [3]float64, items []buildItem, mid, depth int) {
-	left := int32(len(s.nodes))
-	s.nodes = append(s.nodes, bvhNode{}, bvhNode{})
-	s.nodes[ni] = bvhNode{min: lo, max: hi, first: left}
-	s.build(int(left), items[:mid], depth+1)
-	s.build(int(left)+1, items[mid:], depth+1)
+func (b *bvhBuilder) splitAt(ni int, lo, hi [3]float64, items []buildItem, mid, depth int) {
+	left := int32(len(b.nodes))
+	b.nodes = append(b.nodes, bvhNode{}, bvhNode{})
+	b.nodes[ni] = bvhNode{min: lo, max: hi, first: left}
+	b.build(int(left), items[:mid], depth+1)
+	b.build(int(left)+1, items[mid:], depth+1)
 }

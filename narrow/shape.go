@@ -83,29 +83,27 @@ func (b AABB) Transformed(t *Transform) AABB {
 // intersection routine, one BVH and one iterative walk serve both kinds
 // (see docs/DESIGN.md).
 type Shape struct {
-	dim       Dim
-	verts     [][3]float64 // local coordinates, file order
-	vnorm     [][3]float64 // unit outward vertex normals (zero for unused vertices)
-	prims     [][3]int32   // triangles (a,b,c) counter-clockwise from outside; segments (a,b,-1)
-	fnorm     [][3]float64 // unit outward face normals
-	adj       [][3]int32   // neighbour across edge k (see Adjacent)
-	bounds    AABB
-	radius    float64             // Eq. 2 radius: largest distance of a vertex from the local origin
-	avgSize   float64             // Eq. 1 averageTrianglesSize: mean edge (segment) length
-	scale     float64             // length scale for tolerances
-	areaTol   float64             // twice-area below which a primitive is degenerate
-	size      float64             // half the bounding-box diagonal
-	vblocks   []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
-	exit      []float64           // per vertex: where its inward ray leaves the shape (ownExit)
-	dop       [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
-	tEps      float64             // distance tolerance along rays
-	nodes     []bvhNode
-	leaf      []primData // primitives in BVH leaf order
-	leafOf    []int32    // primitive index → position in leaf
-	fat       []fatNode  // traversal nodes (nil when the root is a leaf)
-	maxDeep   int        // BVH depth
-	loops     int
-	leafCount int // build-time cursor into leaf
+	dim     Dim
+	verts   [][3]float64 // local coordinates, file order
+	vnorm   [][3]float64 // unit outward vertex normals (zero for unused vertices)
+	prims   [][3]int32   // triangles (a,b,c) counter-clockwise from outside; segments (a,b,-1)
+	fnorm   [][3]float64 // unit outward face normals
+	adj     [][3]int32   // neighbour across edge k (see Adjacent)
+	bounds  AABB
+	radius  float64             // Eq. 2 radius: largest distance of a vertex from the local origin
+	avgSize float64             // Eq. 1 averageTrianglesSize: mean edge (segment) length
+	scale   float64             // length scale for tolerances
+	areaTol float64             // twice-area below which a primitive is degenerate
+	size    float64             // half the bounding-box diagonal
+	vblocks []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
+	exit    []float64           // per vertex: where its inward ray leaves the shape (ownExit)
+	dop     [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
+	tEps    float64             // distance tolerance along rays
+	leaf    []primData          // primitives in BVH leaf order
+	leafOf  []int32             // primitive index → position in leaf
+	fat     []fatNode           // traversal nodes (nil when the root is a leaf)
+	maxDeep int                 // BVH depth
+	loops   int
 }
 
 // dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)

@@ -25,13 +25,7 @@ type Direction struct {
 // bounding boxes (distanceExtension, Lehericey et al. 2013b §3.1).
 func (d *Direction) Setup(from Side, src, dst *Shape, srcPose, dstPose Pose, ext float64) {
 	sw, dw := srcPose.Transform(), dstPose.Transform()
-	d.SetupTransforms(from, src, dst, &sw, &dw, ext)
-}
-
-// SetupTransforms is Setup with the poses already in matrix form (so a
-// pair converts each pose once for both directions).
-func (d *Direction) SetupTransforms(from Side, src, dst *Shape, srcWorld, dstWorld *Transform, ext float64) {
-	d.SetTransforms(from, src, dst, srcWorld, dstWorld)
+	d.SetTransforms(from, src, dst, &sw, &dw)
 	d.SetCull(ext)
 }
 
