@@ -15,6 +15,7 @@ const (
 	SideB
 )
 
+// String returns "a" or "b".
 func (s Side) String() string {
 	if s == SideA {
 		return "a"

@@ -21,6 +21,7 @@ const (
 	MethodStandard
 )
 
+// String returns the method's name as ParseMethod accepts it.
 func (m Method) String() string {
 	switch m {
 	case MethodPredictive:
@@ -74,6 +75,7 @@ const (
 	ResponseWeighted
 )
 
+// String returns the response's name as ParseResponse accepts it.
 func (r Response) String() string {
 	switch r {
 	case ResponseMTD:

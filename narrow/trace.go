@@ -16,6 +16,7 @@ const (
 	TraversalBasic                  // every primitive, no acceleration structure
 )
 
+// String returns the traversal's name as ParseTraversal accepts it.
 func (t Traversal) String() string {
 	switch t {
 	case TraversalBVH:

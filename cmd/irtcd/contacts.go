@@ -86,7 +86,9 @@ type caseJSON struct {
 // inputError is bad input: it exits with status 2. Other errors exit 1.
 type inputError struct{ err error }
 
+// Error implements error.
 func (e *inputError) Error() string { return e.err.Error() }
+// Unwrap returns the cause.
 func (e *inputError) Unwrap() error { return e.err }
 
 // badInput returns an *inputError with a formatted message (%w allowed).
