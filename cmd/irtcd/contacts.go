@@ -88,6 +88,7 @@ type inputError struct{ err error }
 
 // Error implements error.
 func (e *inputError) Error() string { return e.err.Error() }
+
 // Unwrap returns the cause.
 func (e *inputError) Unwrap() error { return e.err }
 
