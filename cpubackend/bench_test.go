@@ -96,6 +96,49 @@ func benchPoses(tb testing.TB) (*narrow.Shape, []poseSet) {
 	return benchBunny, benchSets
 }
 
+// benchPairs times Detect on one pair at a time, cycling over poses, on one
+// core with the standard method and traversal trav. Work per pair is counted
+// once over the whole set (untimed), so the metrics do not depend on how many
+// iterations b.N covers. Metrics: µs/pair, ns/ray (the pair's whole cost,
+// culling and contact building included, divided by its standard rays),
+// rays/pair and contacts/pair.
+func benchPairs(b *testing.B, s *narrow.Shape, poses [][2]narrow.Pose, trav narrow.Traversal) {
+	be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard, Traversal: trav}, cpubackend.WithWorkers(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	id, _ := be.RegisterShape(s)
+	pairs := make([][]narrow.Pair, len(poses))
+	for i, p := range poses {
+		pairs[i] = []narrow.Pair{{ID: 1, A: id, B: id, PoseA: p[0], PoseB: p[1]}}
+	}
+	var res narrow.Result
+	ctx := context.Background()
+	rays, contacts := 0, 0
+	for _, pp := range pairs {
+		if err := be.Detect(ctx, pp, &res); err != nil {
+			b.Fatal(err)
+		}
+		rays += res.Stats.StandardRays
+		contacts += res.Stats.Contacts
+	}
+	raysPerPair := float64(rays) / float64(len(pairs))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := be.Detect(ctx, pairs[i%len(pairs)], &res); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	perPair := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(perPair/1e3, "µs/pair")
+	b.ReportMetric(perPair/max(raysPerPair, 1), "ns/ray")
+	b.ReportMetric(raysPerPair, "rays/pair")
+	b.ReportMetric(float64(contacts)/float64(len(pairs)), "contacts/pair")
+}
+
 // BenchmarkPairStandard measures one pair (both directions) with the
 // standard algorithm on one core, cycling over 500 poses of two bunnies:
 // µs per pair, and ns per ray (standard rays) — the
@@ -105,44 +148,7 @@ func BenchmarkPairStandard(b *testing.B) {
 	bunny, sets := benchPoses(b)
 	for _, set := range sets {
 		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
-			b.Run(set.name+"/"+trav.String(), func(b *testing.B) {
-				be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard, Traversal: trav}, cpubackend.WithWorkers(1))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer be.Close()
-				id, _ := be.RegisterShape(bunny)
-				pairs := make([][]narrow.Pair, len(set.poses))
-				for i, p := range set.poses {
-					pairs[i] = []narrow.Pair{{ID: 1, A: id, B: id, PoseA: p[0], PoseB: p[1]}}
-				}
-				var res narrow.Result
-				ctx := context.Background()
-				// Work per pair, counted once over the whole set (untimed), so
-				// the metrics do not depend on how many iterations b.N covers.
-				rays, contacts := 0, 0
-				for _, pp := range pairs {
-					if err := be.Detect(ctx, pp, &res); err != nil {
-						b.Fatal(err)
-					}
-					rays += res.Stats.StandardRays
-					contacts += res.Stats.Contacts
-				}
-				raysPerPair := float64(rays) / float64(len(pairs))
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := be.Detect(ctx, pairs[i%len(pairs)], &res); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StopTimer()
-				perPair := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				b.ReportMetric(perPair/1e3, "µs/pair")
-				b.ReportMetric(perPair/raysPerPair, "ns/ray")
-				b.ReportMetric(raysPerPair, "rays/pair")
-				b.ReportMetric(float64(contacts)/float64(len(pairs)), "contacts/pair")
-			})
+			b.Run(set.name+"/"+trav.String(), func(b *testing.B) { benchPairs(b, bunny, set.poses, trav) })
 		}
 	}
 }
@@ -245,36 +251,10 @@ func BenchmarkPair2D(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer be.Close()
-	id, _ := be.RegisterShape(g)
 	rng := rand.New(rand.NewPCG(9, 9))
-	pairs := make([][]narrow.Pair, 500)
-	for i := range pairs {
-		pa, pb := reference.RandomOverlap(rng, g, g, 0.5)
-		pairs[i] = []narrow.Pair{{ID: 1, A: id, B: id, PoseA: pa, PoseB: pb}}
+	poses := make([][2]narrow.Pose, 500)
+	for i := range poses {
+		poses[i][0], poses[i][1] = reference.RandomOverlap(rng, g, g, 0.5)
 	}
-	var res narrow.Result
-	ctx := context.Background()
-	rays, contacts := 0, 0
-	for _, pp := range pairs {
-		if err := be.Detect(ctx, pp, &res); err != nil {
-			b.Fatal(err)
-		}
-		rays += res.Stats.StandardRays
-		contacts += res.Stats.Contacts
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := be.Detect(ctx, pairs[i%len(pairs)], &res); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/pair")
-	b.ReportMetric(float64(rays)/float64(len(pairs)), "rays/pair")
-	b.ReportMetric(float64(contacts)/float64(len(pairs)), "contacts/pair")
+	benchPairs(b, g, poses, narrow.TraversalBVH)
 }
