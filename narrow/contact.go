@@ -100,7 +100,7 @@ type Stats struct {
 	IterativePairs int // pairs updated with the iterative algorithm
 	FailedPairs    int // pairs rejected with an error
 	StandardRays   int // Hermann rays cast by standard steps
-	OcclusionRays  int // own-body "leaves its own shape first" checks (lookups of a precomputed exit distance, not rays)
+	OcclusionRays  int // own-body "leaves its own shape first" checks of hits from inside (lookups of a precomputed exit distance, not rays; standard rays without prediction are clipped at that distance, so most never need one)
 	PredictiveRays int // opposite rays sharing a standard traversal
 	IterativeRays  int // rays updated by iterative walks
 	IterativeSteps int // primitives visited by iterative walks

@@ -50,3 +50,57 @@ func slab2Go(b *nodeBox, r *slabRay, lo, hi float64) (a0, e0, a1, e1 float64) {
 	e1 = min(hi, (float64(fx[1])-ox)*ix, (float64(fy[1])-oy)*iy, (float64(fz[1])-oz)*iz)
 	return
 }
+
+// travState is a resumable BVH traversal: the search interval [lo, hi] and
+// the stack of deferred subtrees. The assembly relies on this exact layout
+// (checked by TestSlabRayLayout).
+type travState struct {
+	lo, hi float64
+	sp     int64
+	_      int64
+	stack  [maxDepth + 2]stackEntry
+}
+
+// bvhNextGo pops deferred subtrees (dropping those whose entry lies past
+// hi) and descends from them, nearer child first, until it reaches a leaf
+// run leaf[first:first+count]; count is 0 when the traversal is over. The
+// stack never holds more than one entry per level of the current path, so
+// maxDepth+2 entries suffice.
+func bvhNextGo(fat []fatNode, r *slabRay, st *travState) (first, count int32) {
+	sp := st.sp
+next:
+	for sp > 0 {
+		sp--
+		e := &st.stack[sp]
+		if e.t0 > st.hi {
+			continue
+		}
+		cur, cnt := e.ref, e.count
+		for cnt == 0 {
+			n := &fat[cur]
+			a0, e0, a1, e1 := slab2Go(&n.box, r, st.lo, st.hi)
+			switch {
+			case a0 <= e0 && a1 <= e1:
+				// Both: go near (child 0 on a tie), defer far.
+				if a1 < a0 {
+					st.stack[sp] = stackEntry{ref: n.child[0], count: n.count[0], t0: a0}
+					cur, cnt = n.child[1], n.count[1]
+				} else {
+					st.stack[sp] = stackEntry{ref: n.child[1], count: n.count[1], t0: a1}
+					cur, cnt = n.child[0], n.count[0]
+				}
+				sp++
+			case a0 <= e0:
+				cur, cnt = n.child[0], n.count[0]
+			case a1 <= e1:
+				cur, cnt = n.child[1], n.count[1]
+			default:
+				continue next
+			}
+		}
+		st.sp = sp
+		return cur, cnt
+	}
+	st.sp = 0
+	return 0, 0
+}

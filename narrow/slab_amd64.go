@@ -2,7 +2,8 @@
 
 package narrow
 
-// slab2 is slab2Go in SSE2 assembly (slab_amd64.s): both children at once.
+// bvhNext is bvhNextGo in SSE2 assembly (slab_amd64.s): it descends from
+// the deferred subtrees of st to the next leaf without a call per node.
 //
 //go:noescape
-func slab2(b *nodeBox, r *slabRay, lo, hi float64) (a0, e0, a1, e1 float64)
+func bvhNext(fat []fatNode, r *slabRay, st *travState) (first, count int32)

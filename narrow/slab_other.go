@@ -2,6 +2,6 @@
 
 package narrow
 
-func slab2(b *nodeBox, r *slabRay, lo, hi float64) (a0, e0, a1, e1 float64) {
-	return slab2Go(b, r, lo, hi)
+func bvhNext(fat []fatNode, r *slabRay, st *travState) (first, count int32) {
+	return bvhNextGo(fat, r, st)
 }

@@ -3,6 +3,7 @@ package narrow
 import (
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"unsafe"
 )
@@ -32,44 +33,83 @@ func TestSlabRayLayout(t *testing.T) {
 			}
 		}
 	}
+	var f fatNode
+	var st travState
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"fatNode.child", unsafe.Offsetof(f.child), 48},
+		{"fatNode.count", unsafe.Offsetof(f.count), 56},
+		{"travState.hi", unsafe.Offsetof(st.hi), 8},
+		{"travState.sp", unsafe.Offsetof(st.sp), 16},
+		{"travState.stack", unsafe.Offsetof(st.stack), 32},
+		{"stackEntry size", unsafe.Sizeof(st.stack[0]), 16},
+		{"stackEntry.count", unsafe.Offsetof(st.stack[0].count), 4},
+		{"stackEntry.t0", unsafe.Offsetof(st.stack[0].t0), 8},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s at %d, the assembly expects %d", c.name, c.got, c.want)
+		}
+	}
 	if n := unsafe.Sizeof(fatNode{}); n != 64 {
 		t.Errorf("fatNode is %d bytes, want 64 (one cache line)", n)
 	}
 }
 
-// TestSlab2MatchesGo: the platform kernel and the portable one give the
-// same entry/exit distances (up to the sign of zero) on random boxes and
-// rays, including axis-parallel directions.
-func TestSlab2MatchesGo(t *testing.T) {
+// TestBvhNextMatchesGo: the platform traversal step and the portable one
+// return the same leaves in the same order and leave the same stack, on
+// the test meshes and random rays (axis-parallel directions included),
+// with the interval shrinking between leaves as hits are found.
+func TestBvhNextMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	same := func(a, b float64) bool { return a == b || (math.IsInf(a, 0) && a == b) }
-	for i := 0; i < 200000; i++ {
-		var b nodeBox
-		for k := 0; k < 3; k++ {
-			for c := 0; c < 2; c++ {
-				lo := rng.NormFloat64() * 3
-				b[0][k][c] = down32(lo)
-				b[1][k][c] = up32(lo + rng.ExpFloat64())
+	for _, name := range []string{"bunny.obj", "torus.obj", "teddy.obj", "duck.obj"} {
+		s, err := LoadOBJ(filepath.Join("..", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, r := s.bounds.Center(), s.Size()
+		leaves := 0
+		for i := 0; i < 20000; i++ {
+			var o, d [3]float64
+			for k := 0; k < 3; k++ {
+				o[k] = c[k] + rng.NormFloat64()*r
+				d[k] = rng.NormFloat64()
+				if rng.IntN(8) == 0 {
+					d[k] = 0
+				}
+			}
+			var sr slabRay
+			sr.init(o, safeInv(d))
+			var a, g travState
+			a.lo, a.hi = -rng.ExpFloat64()*r, math.Inf(1)
+			if rng.IntN(4) == 0 {
+				a.hi = rng.ExpFloat64() * r
+			}
+			a.stack[0] = stackEntry{t0: math.Inf(-1)}
+			a.sp = 1
+			g = a
+			for step := 0; ; step++ {
+				f1, c1 := bvhNext(s.fat, &sr, &a)
+				f2, c2 := bvhNextGo(s.fat, &sr, &g)
+				if f1 != f2 || c1 != c2 || a.sp != g.sp || a.stack != g.stack {
+					t.Fatalf("%s ray %d step %d: kernel leaf (%d, %d) sp %d, Go leaf (%d, %d) sp %d", name, i, step, f1, c1, a.sp, f2, c2, g.sp)
+				}
+				if c1 == 0 {
+					break
+				}
+				leaves++
+				if rng.IntN(3) == 0 { // a hit shrinks the interval
+					a.hi = a.lo + (a.hi-a.lo)*rng.Float64()
+					if math.IsInf(a.hi, 1) {
+						a.hi = rng.ExpFloat64() * r
+					}
+					g.hi = a.hi
+				}
 			}
 		}
-		var o, d [3]float64
-		for k := 0; k < 3; k++ {
-			o[k] = rng.NormFloat64() * 4
-			d[k] = rng.NormFloat64()
-			if rng.IntN(8) == 0 {
-				d[k] = 0
-			}
-		}
-		var r slabRay
-		r.init(o, safeInv(d))
-		lo, hi := -rng.ExpFloat64(), rng.ExpFloat64()*10
-		if rng.IntN(4) == 0 {
-			hi = math.Inf(1)
-		}
-		a0, e0, a1, e1 := slab2(&b, &r, lo, hi)
-		g0, f0, g1, f1 := slab2Go(&b, &r, lo, hi)
-		if !same(a0, g0) || !same(e0, f0) || !same(a1, g1) || !same(e1, f1) {
-			t.Fatalf("case %d: kernel (%v %v %v %v), Go (%v %v %v %v)", i, a0, e0, a1, e1, g0, f0, g1, f1)
+		if leaves == 0 {
+			t.Fatalf("%s: no ray reached a leaf", name)
 		}
 	}
 }

@@ -166,13 +166,29 @@ type Outcome struct {
 // (predictive) ray is traced in the same traversal, up to distance back
 // (Lehericey et al. 2013b, §3.1). Vertices within tEps of a surface touch
 // it: zero-depth contacts are contacts.
+//
+// With back == 0 the forward search ends just past the point where the ray
+// leaves Src (its precomputed exit distance plus 2·tEps): any hit beyond is
+// occluded whatever side it is met from, so clipping changes no contact and
+// prunes the traversal. Fwd is then NoHit for a ray with nothing on Dst
+// before that point. With back > 0 the search is not clipped, because the
+// prediction rule (predictive.FromStandard) needs to know whether the ray
+// was occluded.
 func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	var out Outcome
 	if d.Src.vnorm[v] == ([3]float64{}) {
 		return Outcome{Fwd: NoHit, Bwd: NoHit} // vertex used by no primitive
 	}
 	out.O, out.D = d.Ray(v)
-	out.Fwd, out.Bwd = d.Dst.Trace(out.O, out.D, -d.Dst.tEps, back, trav)
+	var q lineQuery
+	q.init(out.O, out.D, -d.Dst.tEps, back)
+	if back <= 0 {
+		// Without a predictive ray, hits beyond the point where the ray
+		// leaves its own body are occluded whatever they are: clip there.
+		q.fwd.T = d.Src.exit[v] + 2*d.Src.tEps
+	}
+	d.Dst.trace(&q, trav)
+	out.Fwd, out.Bwd = q.result()
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
 		return out
 	}

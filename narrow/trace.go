@@ -88,18 +88,15 @@ func (q *lineQuery) init(o, d [3]float64, tLo, back float64) {
 	q.bwd.T = math.Inf(-1)
 }
 
-// safeInv returns 1/d per component, with zero components replaced by a
-// tiny value of the same sign so that the slab test never computes 0·Inf.
+// safeInv returns 1/d per component, clamped to ±1e30, so that the slab
+// test never computes 0·Inf: a zero component becomes a huge inverse of its
+// sign (the clamp compiles to branch-free MINSD/MAXSD).
 func safeInv(d [3]float64) [3]float64 {
-	var inv [3]float64
-	for k := 0; k < 3; k++ {
-		dk := d[k]
-		if math.Abs(dk) < 1e-30 {
-			dk = math.Copysign(1e-30, dk)
-		}
-		inv[k] = 1 / dk
+	return [3]float64{
+		max(-1e30, min(1e30, 1/d[0])),
+		max(-1e30, min(1e30, 1/d[1])),
+		max(-1e30, min(1e30, 1/d[2])),
 	}
-	return inv
 }
 
 // lower returns the current lower end of the search interval.
@@ -162,23 +159,24 @@ func (p *primData) intersect(o, d *[3]float64) (t, det float64, ok bool) {
 	return (p.e2[0]*qx + p.e2[1]*qy + p.e2[2]*qz) * inv, det, true
 }
 
-// stackEntry is a deferred subtree with its [entry, exit] distances.
+// stackEntry is a deferred subtree with its entry distance (16 bytes: the
+// stack is zeroed on every ray, so its size matters).
 type stackEntry struct {
 	ref, count int32
-	t0, t1     float64
+	t0         float64
 }
 
 // traceBVH finds the nearest forward hit (t ≥ tLo) and, if q.back > 0, the
 // nearest backward hit (t in [-back, tLo)) in one traversal: the predictive
 // ray shares the standard ray's traversal (Lehericey et al. 2013b, §3.1).
 //
-// One non-recursive loop walks nodes and leaves; children are visited near
-// first; a deferred subtree is dropped on pop if the interval has shrunk
-// past it. Both children's slabs are tested at once (slab2: SSE2 assembly
-// on amd64, its Go twin elsewhere), with near and far planes picked by the
-// signs of the ray direction. Leaves
-// go through testPrims, the same routine as the basic traversal, so the two
-// agree bit for bit.
+// The traversal has no recursion: bvhNext (SSE2 assembly on amd64, its Go
+// twin bvhNextGo elsewhere) descends from the deferred subtrees to the next
+// leaf, testing both children's slabs of a node at once with near and far
+// planes picked by the signs of the ray direction, and visiting the nearer
+// child first. A deferred subtree is dropped on pop if the nearest forward
+// hit so far lies before its entry. Leaves go through testPrims, the same
+// routine as the basic traversal, so the two agree bit for bit.
 func (s *Shape) traceBVH(q *lineQuery) {
 	if s.fat == nil {
 		q.testPrims(s.leaf)
@@ -186,51 +184,17 @@ func (s *Shape) traceBVH(q *lineQuery) {
 	}
 	var sr slabRay
 	sr.init(q.o, q.inv)
-	lo, hi := q.lower(), q.fwd.T
-	fat, leaf := s.fat, s.leaf
-	var stack [maxDepth + 2]stackEntry
-	sp := 0
-	cur, cnt := int32(0), int32(0) // current node (cnt == 0) or leaf run
+	var st travState
+	st.lo, st.hi = q.lower(), q.fwd.T
+	st.stack[0] = stackEntry{t0: math.Inf(-1)} // the root
+	st.sp = 1
 	for {
-		if cnt > 0 {
-			q.testPrims(leaf[cur : cur+cnt])
-			lo, hi = q.lower(), q.fwd.T
-		} else {
-			n := &fat[cur]
-			a0, e0, a1, e1 := slab2(&n.box, &sr, lo, hi)
-			if a0 <= e0 {
-				if a1 <= e1 {
-					// Both: go near, defer far.
-					if a1 < a0 {
-						stack[sp] = stackEntry{ref: n.child[0], count: n.count[0], t0: a0, t1: e0}
-						cur, cnt = n.child[1], n.count[1]
-					} else {
-						stack[sp] = stackEntry{ref: n.child[1], count: n.count[1], t0: a1, t1: e1}
-						cur, cnt = n.child[0], n.count[0]
-					}
-					sp++
-					continue
-				}
-				cur, cnt = n.child[0], n.count[0]
-				continue
-			}
-			if a1 <= e1 {
-				cur, cnt = n.child[1], n.count[1]
-				continue
-			}
+		first, count := bvhNext(s.fat, &sr, &st)
+		if count == 0 {
+			return
 		}
-		// Pop the next subtree still overlapping the interval.
-		for {
-			if sp == 0 {
-				return
-			}
-			sp--
-			e := &stack[sp]
-			if e.t0 <= hi && e.t1 >= lo {
-				cur, cnt = e.ref, e.count
-				break
-			}
-		}
+		q.testPrims(s.leaf[first : first+count])
+		st.lo, st.hi = q.lower(), q.fwd.T
 	}
 }
 
@@ -247,10 +211,23 @@ func (s *Shape) traceBasic(q *lineQuery) {
 func (s *Shape) Trace(o, d [3]float64, tLo, back float64, trav Traversal) (fwd, bwd Hit) {
 	var q lineQuery
 	q.init(o, d, tLo, back)
+	s.trace(&q, trav)
+	return q.result()
+}
+
+// trace runs q with the given traversal.
+func (s *Shape) trace(q *lineQuery, trav Traversal) {
 	if trav == TraversalBasic {
-		s.traceBasic(&q)
+		s.traceBasic(q)
 	} else {
-		s.traceBVH(&q)
+		s.traceBVH(q)
+	}
+}
+
+// result returns the query's hits, NoHit where there is none.
+func (q *lineQuery) result() (fwd, bwd Hit) {
+	if q.fwd.Prim < 0 {
+		q.fwd = NoHit
 	}
 	if q.bwd.Prim < 0 {
 		q.bwd = NoHit
@@ -289,7 +266,7 @@ func (s *Shape) ownExit(v int32) float64 {
 	for sp > 0 {
 		sp--
 		n := &s.fat[stack[sp]]
-		a0, e0, a1, e1 := slab2(&n.box, &sr, tLo, best)
+		a0, e0, a1, e1 := slab2Go(&n.box, &sr, tLo, best)
 		for k, hit := range [2]bool{a0 <= e0, a1 <= e1} {
 			if !hit {
 				continue
