@@ -1,28 +1,26 @@
 package narrow
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
-// slabRay is what the slab kernel needs of a ray: origin and inverse
-// direction, each duplicated for the two children of a node, and the byte
-// offsets in a nodeBox of the near and far plane of each axis (near = min
-// for a positive direction component). The assembly kernel relies on this
-// exact layout (checked by TestSlabRayLayout).
+// slabRay is what the slab kernel needs of a ray: origin, inverse
+// direction, and the byte offsets in a nodeBox of the near and far plane of
+// each axis (near = min for a positive direction component). The assembly
+// kernel relies on this exact layout (checked by TestSlabRayLayout).
 type slabRay struct {
-	o    [3][2]float64
-	inv  [3][2]float64
-	near [3]uintptr
-	far  [3]uintptr
+	o, inv    [3]float64
+	near, far [3]uintptr
 }
 
-func (r *slabRay) init(o, inv [3]float64) {
+// setPlanes picks the near and far planes from the signs of inv, without
+// branches (the signs are random from one ray to the next).
+func (r *slabRay) setPlanes() {
 	for k := 0; k < 3; k++ {
-		r.o[k] = [2]float64{o[k], o[k]}
-		r.inv[k] = [2]float64{inv[k], inv[k]}
-		lo, hi := planeOffset(0, k), planeOffset(1, k)
-		if inv[k] < 0 {
-			lo, hi = hi, lo
-		}
-		r.near[k], r.far[k] = lo, hi
+		neg := uintptr(math.Float64bits(r.inv[k]) >> 63)
+		r.near[k] = planeOffset(int(neg), k)
+		r.far[k] = planeOffset(int(1-neg), k)
 	}
 }
 
@@ -42,8 +40,8 @@ func (b *nodeBox) plane(off uintptr) *[2]float32 {
 func slab2Go(b *nodeBox, r *slabRay, lo, hi float64) (a0, e0, a1, e1 float64) {
 	nx, ny, nz := b.plane(r.near[0]), b.plane(r.near[1]), b.plane(r.near[2])
 	fx, fy, fz := b.plane(r.far[0]), b.plane(r.far[1]), b.plane(r.far[2])
-	ox, oy, oz := r.o[0][0], r.o[1][0], r.o[2][0]
-	ix, iy, iz := r.inv[0][0], r.inv[1][0], r.inv[2][0]
+	ox, oy, oz := r.o[0], r.o[1], r.o[2]
+	ix, iy, iz := r.inv[0], r.inv[1], r.inv[2]
 	a0 = max(lo, (float64(nx[0])-ox)*ix, (float64(ny[0])-oy)*iy, (float64(nz[0])-oz)*iz)
 	e0 = min(hi, (float64(fx[0])-ox)*ix, (float64(fy[0])-oy)*iy, (float64(fz[0])-oz)*iz)
 	a1 = max(lo, (float64(nx[1])-ox)*ix, (float64(ny[1])-oy)*iy, (float64(nz[1])-oz)*iz)

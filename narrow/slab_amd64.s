@@ -6,8 +6,8 @@
 //
 // bvhNextGo in SSE2 assembly: the whole descent runs in registers, so a
 // node costs no call. Layouts (pinned by TestSlabRayLayout):
-//   slabRay: o [3][2]float64 at 0, inv [3][2]float64 at 48,
-//            near [3]uintptr at 96, far [3]uintptr at 120;
+//   slabRay: o [3]float64 at 0, inv [3]float64 at 24,
+//            near [3]uintptr at 48, far [3]uintptr at 72;
 //   fatNode: box at 0 (each plane two float32: child 0, child 1),
 //            child [2]int32 at 48, count [2]int32 at 56; 64 bytes;
 //   travState: lo at 0, hi at 8, sp at 16, stack at 32, 16-byte entries
@@ -17,24 +17,30 @@
 //
 // Registers: SI fat, BX st, CX sp, AX cur, DX count (then scratch), DI
 // node address; R8-R10 near and R11-R13 far plane offsets; X8-X10 origin,
-// X11-X13 inverse direction, X14 lo, X7 hi (both lanes); X0-X6 scratch.
+// X11-X13 inverse direction (each broadcast to both lanes), X14 lo, X7 hi (both lanes); X0-X6 scratch.
 TEXT ·bvhNext(SB), NOSPLIT, $0-48
 	MOVQ fat+0(FP), SI
 	MOVQ r+24(FP), DI
 	MOVQ st+32(FP), BX
 
-	MOVUPD 0(DI), X8
-	MOVUPD 16(DI), X9
-	MOVUPD 32(DI), X10
-	MOVUPD 48(DI), X11
-	MOVUPD 64(DI), X12
-	MOVUPD 80(DI), X13
-	MOVQ 96(DI), R8
-	MOVQ 104(DI), R9
-	MOVQ 112(DI), R10
-	MOVQ 120(DI), R11
-	MOVQ 128(DI), R12
-	MOVQ 136(DI), R13
+	MOVSD 0(DI), X8
+	UNPCKLPD X8, X8
+	MOVSD 8(DI), X9
+	UNPCKLPD X9, X9
+	MOVSD 16(DI), X10
+	UNPCKLPD X10, X10
+	MOVSD 24(DI), X11
+	UNPCKLPD X11, X11
+	MOVSD 32(DI), X12
+	UNPCKLPD X12, X12
+	MOVSD 40(DI), X13
+	UNPCKLPD X13, X13
+	MOVQ 48(DI), R8
+	MOVQ 56(DI), R9
+	MOVQ 64(DI), R10
+	MOVQ 72(DI), R11
+	MOVQ 80(DI), R12
+	MOVQ 88(DI), R13
 
 	MOVSD 0(BX), X14
 	UNPCKLPD X14, X14

@@ -16,9 +16,9 @@ func TestSlabRayLayout(t *testing.T) {
 		got, want uintptr
 	}{
 		{"o", unsafe.Offsetof(r.o), 0},
-		{"inv", unsafe.Offsetof(r.inv), 48},
-		{"near", unsafe.Offsetof(r.near), 96},
-		{"far", unsafe.Offsetof(r.far), 120},
+		{"inv", unsafe.Offsetof(r.inv), 24},
+		{"near", unsafe.Offsetof(r.near), 48},
+		{"far", unsafe.Offsetof(r.far), 72},
 	} {
 		if c.got != c.want {
 			t.Errorf("slabRay.%s at offset %d, the assembly expects %d", c.name, c.got, c.want)
@@ -79,8 +79,8 @@ func TestBvhNextMatchesGo(t *testing.T) {
 					d[k] = 0
 				}
 			}
-			var sr slabRay
-			sr.init(o, safeInv(d))
+			sr := slabRay{o: o, inv: safeInv(d)}
+			sr.setPlanes()
 			var a, g travState
 			a.lo, a.hi = -rng.ExpFloat64()*r, math.Inf(1)
 			if rng.IntN(4) == 0 {

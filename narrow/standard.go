@@ -179,15 +179,16 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	if d.Src.vnorm[v] == ([3]float64{}) {
 		return Outcome{Fwd: NoHit, Bwd: NoHit} // vertex used by no primitive
 	}
-	out.O, out.D = d.Ray(v)
 	var q lineQuery
-	q.init(out.O, out.D, -d.Dst.tEps, back)
+	q.o, q.d = d.Ray(v)
+	q.start(-d.Dst.tEps, back)
 	if back <= 0 {
 		// Without a predictive ray, hits beyond the point where the ray
 		// leaves its own body are occluded whatever they are: clip there.
 		q.fwd.T = d.Src.exit[v] + 2*d.Src.tEps
 	}
 	d.Dst.trace(&q, trav)
+	out.O, out.D = q.o, q.d
 	out.Fwd, out.Bwd = q.result()
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
 		return out

@@ -75,17 +75,25 @@ const BaryEps = baryEps
 func (s *Shape) TEps() float64 { return s.tEps }
 
 type lineQuery struct {
-	o, d, inv [3]float64
-	tLo       float64 // forward hits have t ≥ tLo
-	back      float64 // backward hits have -back ≤ t < tLo (0: none wanted)
-	fwd, bwd  Hit
+	slabRay  // origin, inverse direction, slab planes
+	d        [3]float64
+	tLo      float64 // forward hits have t ≥ tLo
+	back     float64 // backward hits have -back ≤ t < tLo (0: none wanted)
+	fwd, bwd Hit
 }
 
 func (q *lineQuery) init(o, d [3]float64, tLo, back float64) {
-	q.o, q.d, q.tLo, q.back = o, d, tLo, back
-	q.inv = safeInv(d)
-	q.fwd, q.bwd = NoHit, NoHit
-	q.bwd.T = math.Inf(-1)
+	q.o, q.d = o, d
+	q.start(tLo, back)
+}
+
+// start completes a query whose o and d are set.
+func (q *lineQuery) start(tLo, back float64) {
+	q.tLo, q.back = tLo, back
+	q.inv = safeInv(q.d)
+	q.setPlanes()
+	q.fwd = Hit{T: math.Inf(1), Prim: -1}
+	q.bwd = Hit{T: math.Inf(-1), Prim: -1}
 }
 
 // safeInv returns 1/d per component, clamped to ±1e30, so that the slab
@@ -182,14 +190,12 @@ func (s *Shape) traceBVH(q *lineQuery) {
 		q.testPrims(s.leaf)
 		return
 	}
-	var sr slabRay
-	sr.init(q.o, q.inv)
 	var st travState
 	st.lo, st.hi = q.lower(), q.fwd.T
 	st.stack[0] = stackEntry{t0: math.Inf(-1)} // the root
 	st.sp = 1
 	for {
-		first, count := bvhNext(s.fat, &sr, &st)
+		first, count := bvhNext(s.fat, &q.slabRay, &st)
 		if count == 0 {
 			return
 		}
@@ -259,8 +265,8 @@ func (s *Shape) ownExit(v int32) float64 {
 		scan(s.leaf)
 		return best
 	}
-	var sr slabRay
-	sr.init(o, safeInv(d))
+	sr := slabRay{o: o, inv: safeInv(d)}
+	sr.setPlanes()
 	var stack [maxDepth + 2]int32
 	sp := 1
 	for sp > 0 {
