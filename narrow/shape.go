@@ -97,6 +97,7 @@ type Shape struct {
 	size    float64             // half the bounding-box diagonal
 	vblocks []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
 	exit    []float64           // per vertex: where its inward ray leaves the shape (ownExit)
+	thick   float64             // smallest finite exit distance (Thickness)
 	dop     [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
 	tEps    float64             // distance tolerance along rays
 	leaf    []primData          // primitives in BVH leaf order
@@ -162,6 +163,13 @@ func (s *Shape) Radius() float64 { return s.radius }
 // AvgPrimSize returns the mean edge length of the triangles (segment length
 // for polygons), the averageTrianglesSize of Eq. 1 (§3.1).
 func (s *Shape) AvgPrimSize() float64 { return s.avgSize }
+
+// Thickness returns the shortest distance an inward vertex ray travels
+// before it leaves the shape (the smallest precomputed exit distance): a
+// lower estimate of how thin the shape is at its vertices. A body that
+// moves less than the other body's thickness in a step cannot pass
+// through it at a vertex, which is what continuous collision checks use.
+func (s *Shape) Thickness() float64 { return s.thick }
 
 // Size returns half the diagonal of the local bounding box.
 func (s *Shape) Size() float64 { return s.size }
@@ -270,6 +278,12 @@ func (s *Shape) finish() {
 	for v := range s.exit {
 		if s.vnorm[v] != ([3]float64{}) {
 			s.exit[v] = s.ownExit(int32(v))
+		}
+	}
+	s.thick = math.Inf(1)
+	for v, e := range s.exit {
+		if s.vnorm[v] != ([3]float64{}) && e < s.thick {
+			s.thick = e
 		}
 	}
 	for k := range s.dop {

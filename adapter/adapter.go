@@ -1,0 +1,111 @@
+// Package adapter is the engine-neutral half of an engine integration:
+// pairs in, contacts out.
+//
+// An engine's broad phase reports candidate pairs; the engine's glue adds
+// them to a Batch with the bodies' poses, the Batch runs one
+// narrow.Backend.Detect for the whole step (each pair becomes per-vertex
+// ray jobs in both orders inside the backend, as the paper's GPU grid
+// wants), and the glue reads each pair's contacts and manifolds back by
+// pair ID and hands them to the engine's solver. Shapes are registered
+// with the backend once, however many bodies use them.
+//
+// The box2d glue lives in adapter/box2dadapter; the 3D scenes of package
+// sim use the same Batch.
+package adapter
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// Batch collects one step's pairs for a backend and keeps the step's
+// results. It is not safe for concurrent use. Once warm (after a few steps
+// with similar pair counts) a step allocates nothing.
+type Batch struct {
+	backend narrow.Backend
+	ids     map[*narrow.Shape]narrow.ShapeID
+	pairs   []narrow.Pair
+	res     narrow.Result
+	index   map[uint64]int // pair ID → position in res.Pairs
+}
+
+// NewBatch returns an empty batch that runs on backend.
+func NewBatch(backend narrow.Backend) *Batch {
+	return &Batch{backend: backend, ids: map[*narrow.Shape]narrow.ShapeID{}, index: map[uint64]int{}}
+}
+
+// Backend returns the batch's backend.
+func (b *Batch) Backend() narrow.Backend { return b.backend }
+
+// Register registers s with the backend the first time it is seen and
+// returns its ID; later calls return the same ID.
+func (b *Batch) Register(s *narrow.Shape) (narrow.ShapeID, error) {
+	if id, ok := b.ids[s]; ok {
+		return id, nil
+	}
+	id, err := b.backend.RegisterShape(s)
+	if err != nil {
+		return 0, fmt.Errorf("adapter: register shape: %w", err)
+	}
+	b.ids[s] = id
+	return id, nil
+}
+
+// Begin starts a new step: it forgets the previous step's pairs (their
+// results stay readable until Run).
+func (b *Batch) Begin() { b.pairs = b.pairs[:0] }
+
+// Add queues the pair id between shapes a and b at the given poses. The
+// ID must be unique within the step and stable across steps for the same
+// pair: the backend keeps its temporal state (iterative and predictive
+// rays) under it, and drops it when the ID is missing from a step.
+func (b *Batch) Add(id uint64, a, bs *narrow.Shape, poseA, poseB narrow.Pose) error {
+	ia, err := b.Register(a)
+	if err != nil {
+		return err
+	}
+	ib, err := b.Register(bs)
+	if err != nil {
+		return err
+	}
+	b.pairs = append(b.pairs, narrow.Pair{ID: id, A: ia, B: ib, PoseA: poseA, PoseB: poseB})
+	return nil
+}
+
+// Len returns the number of pairs queued for this step.
+func (b *Batch) Len() int { return len(b.pairs) }
+
+// Run detects every queued pair in one backend call. A pair the backend
+// rejects (bad pose, unknown shape) gets its error in its PairResult and
+// does not affect the others; Run itself fails only when the whole step
+// does (cancelled context, closed backend).
+func (b *Batch) Run(ctx context.Context) error {
+	b.res.Reset()
+	clear(b.index)
+	if err := b.backend.Detect(ctx, b.pairs, &b.res); err != nil {
+		return fmt.Errorf("adapter: detect %d pairs: %w", len(b.pairs), err)
+	}
+	for i := range b.res.Pairs {
+		b.index[b.res.Pairs[i].ID] = i
+	}
+	return nil
+}
+
+// Result returns the last Run's result for pair id, or nil if the pair
+// was not in that step. It stays valid until the next Run.
+func (b *Batch) Result(id uint64) *narrow.PairResult {
+	i, ok := b.index[id]
+	if !ok {
+		return nil
+	}
+	return &b.res.Pairs[i]
+}
+
+// Stats returns the last Run's statistics.
+func (b *Batch) Stats() narrow.Stats { return b.res.Stats }
+
+// Results returns every pair's result of the last Run, in the order the
+// pairs were added.
+func (b *Batch) Results() []narrow.PairResult { return b.res.Pairs }

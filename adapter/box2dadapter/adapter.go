@@ -1,0 +1,428 @@
+// Package box2dadapter makes irtcd the narrow phase of
+// github.com/ByteArena/box2d (v1.0.2) worlds for concave polygons with any
+// number of vertices, which box2d cannot collide natively (its polygons
+// are convex with at most 8 vertices).
+//
+// Install it on a world, give bodies irtcd shapes (AddPolygon, NewShape,
+// ShapeFromPath), and call Adapter.Step instead of World.Step. Every step,
+// the adapter gathers the world's contacts that involve an irtcd shape,
+// runs the configured narrow.Backend once for all of them (the engine-
+// neutral adapter.Batch), and hands the contact points to box2d's own
+// solver. Pairs of box2d's native shapes are left to box2d untouched;
+// irtcd shapes against native circles, polygons, edges and chains go
+// through irtcd (the native shape is converted once, see nativePolygon).
+//
+// How contacts reach box2d's solver: a box2d manifold holds one normal and
+// at most two points, but a concave pair touches along several normals (a
+// U on a wedge, a ball in a cup). The backend reduces each pair's contacts
+// to one manifold per normal cluster (reprojection.Reducer); the adapter
+// gives the pair one box2d contact per cluster, adding contacts to the
+// world's contact list for the clusters beyond the first, and encodes each
+// manifold so that box2d's separation of every point is exactly minus the
+// irtcd penetration depth (encode).
+//
+// Continuous physics stays on: box2d's SolveTOI would panic on a shape type
+// it does not know, so irtcd contacts answer its time-of-impact query
+// themselves with sweep rays (see timeOfImpact), and fast bodies do not
+// tunnel through thin irtcd shapes.
+package box2dadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	b2 "github.com/ByteArena/box2d"
+
+	"github.com/irtcd/irtcd/adapter"
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// Option configures Install.
+type Option func(*Adapter)
+
+// WithBackend runs the batched narrow phase on backend (default: the CPU
+// backend with default parameters: iterative with predictive rays, BVH,
+// every core). The adapter does not close a backend it was given.
+func WithBackend(backend narrow.Backend) Option { return func(a *Adapter) { a.backend = backend } }
+
+// WithLogger sets the logger for per-pair failures (default: slog.Default).
+func WithLogger(l *slog.Logger) Option { return func(a *Adapter) { a.log = l } }
+
+// StepStats describes the adapter's last Step.
+type StepStats struct {
+	Narrow        time.Duration // batched narrow phase (gathering pairs and Backend.Detect)
+	Step          time.Duration // box2d's World.Step (solver, TOI, on-demand evaluations)
+	Detect        narrow.Stats  // the backend's statistics: rays by kind, standard and iterative pairs
+	Pairs         int           // irtcd pairs in the batch
+	Manifolds     int           // manifolds handed to box2d (one per normal cluster)
+	Points        int           // contact points handed to box2d
+	ExtraContacts int           // contacts added this step for extra clusters
+	OnDemand      int           // pairs detected outside the batch (TOI sub-steps, new contacts)
+	Sweeps        int           // time-of-impact sweeps cast
+	DepthSum      float64       // sum of the handed points' penetration depths
+	DepthMax      float64       // deepest handed point
+}
+
+// Adapter is irtcd installed on one box2d world.
+type Adapter struct {
+	world   *b2.B2World
+	backend narrow.Backend
+	owned   narrow.Backend // backend created by Install (closed by Close)
+	log     *slog.Logger
+	batch   *adapter.Batch
+	solo    *adapter.Batch // standard detection on demand (single pairs)
+	native  map[nativeKey]*narrow.Shape
+	nextID  uint64
+	joining *group // group that the next created contact joins (extra clusters)
+	pending []*contact
+	order   []int // scratch: manifold index per slot
+	stats   StepStats
+}
+
+// Install makes irtcd the narrow phase of world's irtcd shapes. world must
+// be the world's address (box2d bodies point back to it). Install the
+// adapter before stepping; use Adapter.Step instead of World.Step.
+func Install(world *b2.B2World, opts ...Option) (*Adapter, error) {
+	if world == nil {
+		return nil, errors.New("box2dadapter: nil world")
+	}
+	if err := register(); err != nil {
+		return nil, err
+	}
+	a := &Adapter{world: world, log: slog.Default(), native: map[nativeKey]*narrow.Shape{}}
+	for _, o := range opts {
+		o(a)
+	}
+	if a.backend == nil {
+		be, err := cpubackend.New(narrow.Params{})
+		if err != nil {
+			return nil, fmt.Errorf("box2dadapter: %w", err)
+		}
+		a.backend, a.owned = be, be
+	}
+	solo, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
+	if err != nil {
+		return nil, fmt.Errorf("box2dadapter: %w", err)
+	}
+	a.batch = adapter.NewBatch(a.backend)
+	a.solo = adapter.NewBatch(solo)
+	worldsMu.Lock()
+	defer worldsMu.Unlock()
+	if _, dup := worlds[world]; dup {
+		return nil, errors.New("box2dadapter: an adapter is already installed on this world")
+	}
+	worlds[world] = a
+	return a, nil
+}
+
+// Close uninstalls the adapter (irtcd contacts of the world then report no
+// points) and closes the backends it created.
+func (a *Adapter) Close() error {
+	worldsMu.Lock()
+	delete(worlds, a.world)
+	worldsMu.Unlock()
+	err := a.solo.Backend().Close()
+	if a.owned != nil {
+		err = errors.Join(err, a.owned.Close())
+	}
+	return err
+}
+
+// Stats returns the statistics of the last Step.
+func (a *Adapter) Stats() StepStats { return a.stats }
+
+// Backend returns the backend of the batched narrow phase.
+func (a *Adapter) Backend() narrow.Backend { return a.backend }
+
+func (a *Adapter) newGroup(c *contact) *group {
+	if g := a.joining; g != nil {
+		for k, s := range g.slots {
+			if s == nil {
+				g.slots[k], c.slot = c, k
+				return g
+			}
+		}
+		g.slots = append(g.slots, c)
+		g.last = append(g.last, b2.B2Vec2{})
+		c.slot = len(g.slots) - 1
+		return g
+	}
+	a.nextID++
+	return &group{id: a.nextID, slots: []*contact{c}, last: []b2.B2Vec2{{}}}
+}
+
+// shapeOf returns the narrow-phase polygon of a fixture's child.
+func (a *Adapter) shapeOf(f *b2.B2Fixture, child int) (*narrow.Shape, error) {
+	if s, ok := f.M_shape.(*Shape); ok {
+		return s.poly, nil
+	}
+	k := nativeKey{f.M_shape, child}
+	if p, ok := a.native[k]; ok {
+		return p, nil
+	}
+	p, err := nativePolygon(f.M_shape, child)
+	if err != nil {
+		return nil, err
+	}
+	a.native[k] = p
+	return p, nil
+}
+
+func pose(xf b2.B2Transform) narrow.Pose { return narrow.Pose2D(xf.P.X, xf.P.Y, xf.Q.GetAngle()) }
+
+func awake(b *b2.B2Body) bool { return b.M_flags&b2.B2Body_Flags.E_awakeFlag != 0 }
+
+// Step runs the batched narrow phase for every irtcd contact of the world,
+// then box2d's World.Step(dt, velocityIterations, positionIterations). If
+// the narrow phase fails as a whole (cancelled ctx, closed backend, an
+// irtcd fixture marked as sensor) the world is not stepped and the error
+// is returned; a single bad pair only loses its own contacts (logged).
+func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, positionIterations int) error {
+	w := a.world
+	a.stats = StepStats{}
+	start := time.Now()
+	// Contacts of fixtures created since the last step are born inside
+	// World.Step; create them now so that this step's batch has them.
+	if w.M_flags&b2.B2World_Flags.E_newFixture != 0 {
+		w.M_contactManager.FindNewContacts()
+		w.M_flags &^= b2.B2World_Flags.E_newFixture
+	}
+	a.batch.Begin()
+	a.pending = a.pending[:0]
+	for ci := w.M_contactManager.M_contactList; ci != nil; ci = ci.GetNext() {
+		c, ok := ci.(*contact)
+		if !ok || c.g == nil {
+			continue
+		}
+		c.prep.ok = false
+		if c.g.leader() != c {
+			continue
+		}
+		fA, fB := c.M_fixtureA, c.M_fixtureB
+		if fA.M_isSensor || fB.M_isSensor {
+			return fmt.Errorf("box2dadapter: pair %d: %w", c.g.id, ErrSensor)
+		}
+		bA, bB := fA.M_body, fB.M_body
+		activeA := awake(bA) && bA.M_type != b2.B2BodyType.B2_staticBody
+		activeB := awake(bB) && bB.M_type != b2.B2BodyType.B2_staticBody
+		if !activeA && !activeB {
+			continue // box2d will not update it either
+		}
+		if !w.M_contactManager.M_broadPhase.TestOverlap(fA.M_proxies[c.M_indexA].ProxyId, fB.M_proxies[c.M_indexB].ProxyId) {
+			continue // box2d destroys it in Collide
+		}
+		sa, err := a.shapeOf(fA, c.M_indexA)
+		if err == nil {
+			var sb *narrow.Shape
+			if sb, err = a.shapeOf(fB, c.M_indexB); err == nil {
+				err = a.batch.Add(c.g.id, sa, sb, pose(bA.M_xf), pose(bB.M_xf))
+			}
+		}
+		if err != nil {
+			a.log.Warn("box2dadapter: pair skipped", "pair", c.g.id, "err", err)
+			continue
+		}
+		a.pending = append(a.pending, c)
+	}
+	if err := a.batch.Run(ctx); err != nil {
+		return fmt.Errorf("box2dadapter: step: %w", err)
+	}
+	for _, c := range a.pending {
+		g := c.g
+		res := a.batch.Result(g.id)
+		var ms []narrow.Manifold
+		if res != nil {
+			if res.Err != nil {
+				a.log.Warn("box2dadapter: pair failed", "pair", g.id, "err", res.Err)
+			} else {
+				ms = res.Manifolds
+			}
+		}
+		for a.live(g) < len(ms) {
+			a.addContact(g)
+		}
+		a.distribute(g, ms, c.M_fixtureA.M_body.M_xf, c.M_fixtureB.M_body.M_xf)
+	}
+	a.stats.Pairs = a.batch.Len()
+	a.stats.Detect = a.batch.Stats()
+	a.stats.Narrow = time.Since(start)
+	start = time.Now()
+	w.Step(dt, velocityIterations, positionIterations)
+	a.stats.Step = time.Since(start)
+	return nil
+}
+
+func (a *Adapter) live(g *group) int {
+	n := 0
+	for _, c := range g.slots {
+		if c != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// addContact adds one more box2d contact to group g, linked into the
+// world's and the bodies' contact lists the way box2d's AddPair links its
+// own (box2d then updates, solves and destroys it like any other).
+func (a *Adapter) addContact(g *group) {
+	l := g.leader()
+	mgr := &a.world.M_contactManager
+	a.joining = g
+	ci := b2.B2ContactFactory(l.M_fixtureA, l.M_indexA, l.M_fixtureB, l.M_indexB)
+	a.joining = nil
+	c := ci.(*contact)
+	bodyA, bodyB := c.M_fixtureA.M_body, c.M_fixtureB.M_body
+	c.SetPrev(nil)
+	c.SetNext(mgr.M_contactList)
+	if mgr.M_contactList != nil {
+		mgr.M_contactList.SetPrev(c)
+	}
+	mgr.M_contactList = c
+	nA, nB := c.GetNodeA(), c.GetNodeB()
+	nA.Contact, nA.Other, nA.Prev, nA.Next = c, bodyB, nil, bodyA.M_contactList
+	if bodyA.M_contactList != nil {
+		bodyA.M_contactList.Prev = nA
+	}
+	bodyA.M_contactList = nA
+	nB.Contact, nB.Other, nB.Prev, nB.Next = c, bodyA, nil, bodyB.M_contactList
+	if bodyB.M_contactList != nil {
+		bodyB.M_contactList.Prev = nB
+	}
+	bodyB.M_contactList = nB
+	mgr.M_contactCount++
+	a.stats.ExtraContacts++
+}
+
+// distribute prepares the group's contacts from the pair's manifolds:
+// each manifold goes to the slot whose last normal is closest to its own
+// (so that a cluster stays in one box2d contact and keeps its warm-started
+// impulses), the rest to free slots; slots left over get no points.
+func (a *Adapter) distribute(g *group, ms []narrow.Manifold, xfA, xfB b2.B2Transform) {
+	a.order = a.order[:0]
+	for range g.slots {
+		a.order = append(a.order, -1)
+	}
+	used := uint64(0) // manifolds assigned (pairs have few clusters; more than 64 are dropped)
+	for k, c := range g.slots {
+		if c == nil || g.last[k] == (b2.B2Vec2{}) {
+			continue
+		}
+		best, bestDot := -1, 0.7
+		for j := range ms {
+			if j >= 64 || used&(1<<j) != 0 {
+				continue
+			}
+			n := ms[j].Normal
+			if dot := -(n[0]*g.last[k].X + n[1]*g.last[k].Y); dot > bestDot {
+				best, bestDot = j, dot
+			}
+		}
+		if best >= 0 {
+			a.order[k] = best
+			used |= 1 << best
+		}
+	}
+	for j := range ms {
+		if j >= 64 || used&(1<<j) != 0 {
+			continue
+		}
+		for k, c := range g.slots {
+			if c != nil && a.order[k] < 0 {
+				a.order[k] = j
+				used |= 1 << j
+				break
+			}
+		}
+	}
+	for k, c := range g.slots {
+		if c == nil {
+			continue
+		}
+		j := a.order[k]
+		if j < 0 {
+			c.prep = prepared{ok: true, xfA: xfA, xfB: xfB}
+			g.last[k] = b2.B2Vec2{}
+			continue
+		}
+		prepare(&c.prep, &ms[j], xfA, xfB)
+		g.last[k] = b2.B2Vec2{X: -ms[j].Normal[0], Y: -ms[j].Normal[1]}
+		a.stats.Manifolds++
+		a.stats.Points += c.prep.n
+		for i := 0; i < c.prep.n; i++ {
+			pd := c.prep.pts[i].pd
+			a.stats.DepthSum += pd
+			a.stats.DepthMax = max(a.stats.DepthMax, pd)
+		}
+	}
+}
+
+// evaluateNow detects c's pair at the given transforms with the standard
+// algorithm and prepares every contact of its group from the result.
+func (a *Adapter) evaluateNow(c *contact, xfA, xfB b2.B2Transform) {
+	a.stats.OnDemand++
+	g := c.g
+	c.prep = prepared{ok: true, xfA: xfA, xfB: xfB}
+	sa, err := a.shapeOf(c.M_fixtureA, c.M_indexA)
+	if err != nil {
+		return
+	}
+	sb, err := a.shapeOf(c.M_fixtureB, c.M_indexB)
+	if err != nil {
+		return
+	}
+	a.solo.Begin()
+	if err := a.solo.Add(g.id, sa, sb, pose(xfA), pose(xfB)); err != nil {
+		return
+	}
+	if err := a.solo.Run(context.Background()); err != nil {
+		return
+	}
+	res := a.solo.Result(g.id)
+	if res == nil || res.Err != nil {
+		return
+	}
+	a.distribute(g, res.Manifolds, xfA, xfB)
+}
+
+// DestroyBody destroys body b and its fixtures. Use it instead of
+// World.DestroyBody for bodies with irtcd shapes: box2d's fixture
+// destruction only knows its own shape types and would panic.
+func (a *Adapter) DestroyBody(b *b2.B2Body) {
+	for ce := b.M_contactList; ce != nil; {
+		next := ce.Next
+		a.world.M_contactManager.Destroy(ce.Contact)
+		ce = next
+	}
+	for f := b.M_fixtureList; f != nil; f = f.M_next {
+		if _, ok := f.M_shape.(*Shape); ok {
+			f.M_shape = b2.NewB2CircleShape() // box2d's Destroy switch needs a known type
+		}
+	}
+	a.world.DestroyBody(b)
+}
+
+// AddPolygon attaches shape s to body as a fixture of the given density,
+// with box2d's default friction and collision filter. An irtcd fixture
+// cannot be a sensor (ErrSensor).
+func AddPolygon(body *b2.B2Body, s *Shape, density float64) *b2.B2Fixture {
+	def := b2.MakeB2FixtureDef()
+	def.Shape = s
+	def.Density = density
+	def.Filter = b2.MakeB2Filter()
+	return body.CreateFixtureFromDef(&def)
+}
+
+// AddOutline builds a shape from an outline (and holes) and attaches it to
+// body: the one-line way to give a body a concave polygon.
+func AddOutline(body *b2.B2Body, density float64, outer []b2.B2Vec2, holes ...[]b2.B2Vec2) (*b2.B2Fixture, error) {
+	s, err := NewShape(outer, holes...)
+	if err != nil {
+		return nil, err
+	}
+	return AddPolygon(body, s, density), nil
+}

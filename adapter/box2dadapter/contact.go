@@ -1,0 +1,181 @@
+package box2dadapter
+
+import (
+	b2 "github.com/ByteArena/box2d"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// group is one fixture pair (and child pair) that involves an irtcd shape.
+// box2d creates one contact for it; the adapter adds one more contact per
+// extra normal cluster, since a box2d manifold holds one normal and at
+// most two points. slots[k] carries cluster k; the normal each slot carried
+// last keeps a cluster in the same contact from step to step, so box2d's
+// warm starting (which matches points by ID within a contact) works.
+type group struct {
+	id    uint64
+	slots []*contact
+	last  []b2.B2Vec2 // box2d normal (A→B, world) each slot carried last
+}
+
+// leader returns the first live contact of the group.
+func (g *group) leader() *contact {
+	for _, c := range g.slots {
+		if c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// point is a prepared manifold point: world position, depth, and the ID
+// box2d uses to match it with the previous step's point.
+type point struct {
+	p  b2.B2Vec2
+	pd float64
+	id uint32
+}
+
+// prepared is one slot's manifold for a given pair of transforms.
+type prepared struct {
+	ok       bool // computed for xfA, xfB
+	xfA, xfB b2.B2Transform
+	n        int
+	pts      [b2.B2_maxManifoldPoints]point
+	d        b2.B2Vec2 // separating direction of A (world), from B towards A
+	faceB    bool      // the normal is carried by B (points come from A's vertices)
+}
+
+// contact is the box2d contact of an irtcd pair. Fixture A is always the
+// irtcd shape of a mixed pair (register arranges it).
+type contact struct {
+	b2.B2Contact
+	ad    *Adapter
+	g     *group
+	slot  int
+	prep  prepared
+	sweep bool // TOI computed by sweep rays this step (GetTOI)
+}
+
+func createContact(fA *b2.B2Fixture, iA int, fB *b2.B2Fixture, iB int) b2.B2ContactInterface {
+	c := &contact{B2Contact: b2.MakeB2Contact(fA, iA, fB, iB)}
+	c.ad = adapterOf(fA)
+	if c.ad != nil {
+		c.g = c.ad.newGroup(c)
+	}
+	return c
+}
+
+func destroyContact(ci b2.B2ContactInterface) {
+	c, ok := ci.(*contact)
+	if !ok || c.g == nil {
+		return
+	}
+	// The backend drops the pair's temporal state once its ID is missing
+	// from a step, so a group needs no other cleanup.
+	c.g.slots[c.slot] = nil
+	c.g = nil
+}
+
+// Evaluate writes the contact's manifold: the batch's result when box2d
+// evaluates at the transforms the step's batch used, otherwise (TOI
+// sub-steps, contacts born inside the step) a standard detection of the
+// pair on demand at the given transforms.
+func (c *contact) Evaluate(m *b2.B2Manifold, xfA, xfB b2.B2Transform) {
+	m.PointCount = 0
+	if c.ad == nil || c.g == nil {
+		return
+	}
+	if !c.prep.ok || c.prep.xfA != xfA || c.prep.xfB != xfB {
+		c.ad.evaluateNow(c, xfA, xfB)
+	}
+	if c.prep.n == 0 {
+		return
+	}
+	rA := c.GetFixtureA().GetShape().GetRadius()
+	rB := c.GetFixtureB().GetShape().GetRadius()
+	encode(m, &c.prep, rA+rB)
+}
+
+// GetFlags reports a cached time of impact to box2d's SolveTOI for every
+// irtcd contact, so that SolveTOI asks GetTOI instead of building box2d
+// distance proxies (which panic on shape types it does not know).
+func (c *contact) GetFlags() uint32 { return c.M_flags | b2.B2Contact_Flag.E_toiFlag }
+
+// GetTOI returns the contact's time of impact within the step, computed by
+// sweep rays (toi.go) the first time SolveTOI asks after the flag is
+// cleared.
+func (c *contact) GetTOI() float64 {
+	if c.M_flags&b2.B2Contact_Flag.E_toiFlag != 0 {
+		return c.M_toi
+	}
+	alpha := 1.0
+	if c.ad != nil {
+		alpha = c.ad.timeOfImpact(c)
+	}
+	c.M_toi = alpha
+	c.M_flags |= b2.B2Contact_Flag.E_toiFlag
+	return alpha
+}
+
+// encode writes prepared points into a box2d manifold so that box2d's
+// separation of point i is exactly -pd_i, in the world manifold (velocity
+// solver) and in the position solver alike. R is the sum of the two
+// shapes' skin radii, which box2d subtracts from every separation. The
+// normal is carried by the body that owns the hit face, so the frozen
+// manifold follows the bodies' motion during position iterations.
+func encode(m *b2.B2Manifold, p *prepared, R float64) {
+	d := p.d
+	n := b2.B2Vec2{X: -d.X, Y: -d.Y} // box2d normal: from A towards B
+	p0 := p.pts[0]
+	m.PointCount = p.n
+	if p.faceB {
+		w0 := b2.B2Vec2Add(p0.p, b2.B2Vec2MulScalar(R-p0.pd, n))
+		m.Type = b2.B2Manifold_Type.E_faceB
+		m.LocalNormal = b2.B2RotVec2MulT(p.xfB.Q, d)
+		m.LocalPoint = b2.B2TransformVec2MulT(p.xfB, w0)
+		for i := 0; i < p.n; i++ {
+			q := p.pts[i]
+			shift := (R - q.pd) - b2.B2Vec2Dot(b2.B2Vec2Sub(q.p, w0), d)
+			clip := b2.B2Vec2Add(q.p, b2.B2Vec2MulScalar(shift, d))
+			m.Points[i].LocalPoint = b2.B2TransformVec2MulT(p.xfA, clip)
+			m.Points[i].Id = contactID(q.id)
+		}
+		return
+	}
+	w0 := b2.B2Vec2Sub(p0.p, b2.B2Vec2MulScalar(R-p0.pd, n))
+	m.Type = b2.B2Manifold_Type.E_faceA
+	m.LocalNormal = b2.B2RotVec2MulT(p.xfA.Q, n)
+	m.LocalPoint = b2.B2TransformVec2MulT(p.xfA, w0)
+	for i := 0; i < p.n; i++ {
+		q := p.pts[i]
+		shift := (R - q.pd) - b2.B2Vec2Dot(b2.B2Vec2Sub(q.p, w0), n)
+		clip := b2.B2Vec2Add(q.p, b2.B2Vec2MulScalar(shift, n))
+		m.Points[i].LocalPoint = b2.B2TransformVec2MulT(p.xfB, clip)
+		m.Points[i].Id = contactID(q.id)
+	}
+}
+
+// contactID packs a 32-bit key into box2d's four-byte contact ID (its
+// Key() reads the bytes back as the same number).
+func contactID(k uint32) b2.B2ContactID {
+	return b2.B2ContactID{IndexA: uint8(k), IndexB: uint8(k >> 8), TypeA: uint8(k >> 16), TypeB: uint8(k >> 24)}
+}
+
+// pointKey identifies a contact point by its source side and vertex.
+func pointKey(c *narrow.Contact) uint32 {
+	return uint32(c.Vertex)&0x7fffffff | uint32(c.From)<<31
+}
+
+// prepare fills p from one manifold of the pair's result.
+func prepare(p *prepared, m *narrow.Manifold, xfA, xfB b2.B2Transform) {
+	p.ok, p.xfA, p.xfB = true, xfA, xfB
+	p.n = min(len(m.Points), b2.B2_maxManifoldPoints)
+	p.d = b2.B2Vec2{X: m.Normal[0], Y: m.Normal[1]}
+	for i := 0; i < p.n; i++ {
+		c := &m.Points[i]
+		p.pts[i] = point{p: b2.B2Vec2{X: c.P[0], Y: c.P[1]}, pd: c.Depth, id: pointKey(c)}
+	}
+	// Points from A's vertices lie in B's faces: B carries the normal.
+	p.faceB = p.n > 0 && m.Points[0].From == narrow.SideA
+}

@@ -1,0 +1,8 @@
+package box2dadapter_test
+
+import (
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+func cpubackendNew(p narrow.Params) (narrow.Backend, error) { return cpubackend.New(p) }
