@@ -426,3 +426,13 @@ func AddOutline(body *b2.B2Body, density float64, outer []b2.B2Vec2, holes ...[]
 	}
 	return AddPolygon(body, s, density), nil
 }
+
+// AddPath builds a shape from an SVG-like path (see ParsePath: the first
+// subpath is the outline, the others holes) and attaches it to body.
+func AddPath(body *b2.B2Body, density float64, d string) (*b2.B2Fixture, error) {
+	s, err := ShapeFromPath(d)
+	if err != nil {
+		return nil, err
+	}
+	return AddPolygon(body, s, density), nil
+}

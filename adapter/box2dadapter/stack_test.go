@@ -158,3 +158,18 @@ func ExampleAddOutline() {
 	fmt.Printf("the gear rests on its teeth: y = %.2f\n", g.GetPosition().Y)
 	// Output: the gear rests on its teeth: y = 1.01
 }
+
+// ExampleAddPath gives a body an L-shaped outline with a square hole,
+// written as an SVG-like path, and reads its mass properties.
+func ExampleAddPath() {
+	w := b2.MakeB2World(b2.B2Vec2{X: 0, Y: -10})
+	world := &w
+	def := b2.MakeB2BodyDef()
+	def.Type = b2.B2BodyType.B2_dynamicBody
+	b := world.CreateBody(&def)
+	if _, err := box2dadapter.AddPath(b, 1, "M 0 0 H 3 V 1 H 1 V 3 H 0 Z M 0.25 0.25 h 0.5 v 0.5 h -0.5 z"); err != nil {
+		panic(err)
+	}
+	fmt.Printf("mass %.2f, centre (%.3f, %.3f)\n", b.GetMass(), b.GetLocalCenter().X, b.GetLocalCenter().Y)
+	// Output: mass 4.75, centre (1.132, 1.132)
+}
