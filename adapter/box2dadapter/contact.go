@@ -125,33 +125,27 @@ func (c *contact) GetTOI() float64 {
 // normal is carried by the body that owns the hit face, so the frozen
 // manifold follows the bodies' motion during position iterations.
 func encode(m *b2.B2Manifold, p *prepared, R float64) {
-	d := p.d
-	n := b2.B2Vec2{X: -d.X, Y: -d.Y} // box2d normal: from A towards B
-	p0 := p.pts[0]
-	m.PointCount = p.n
-	if p.faceB {
-		w0 := b2.B2Vec2Add(p0.p, b2.B2Vec2MulScalar(R-p0.pd, n))
-		m.Type = b2.B2Manifold_Type.E_faceB
-		m.LocalNormal = b2.B2RotVec2MulT(p.xfB.Q, d)
-		m.LocalPoint = b2.B2TransformVec2MulT(p.xfB, w0)
-		for i := 0; i < p.n; i++ {
-			q := p.pts[i]
-			shift := (R - q.pd) - b2.B2Vec2Dot(b2.B2Vec2Sub(q.p, w0), d)
-			clip := b2.B2Vec2Add(q.p, b2.B2Vec2MulScalar(shift, d))
-			m.Points[i].LocalPoint = b2.B2TransformVec2MulT(p.xfA, clip)
-			m.Points[i].Id = contactID(q.id)
-		}
-		return
-	}
-	w0 := b2.B2Vec2Sub(p0.p, b2.B2Vec2MulScalar(R-p0.pd, n))
+	// The face normal nc, carried by body "carrier" (frame xfC); points
+	// are stored in the other body's frame xfO. For e_faceA nc is box2d's
+	// A→B normal (−d); for e_faceB it is B's outward normal d.
+	nc, xfC, xfO := b2.B2Vec2{X: -p.d.X, Y: -p.d.Y}, p.xfA, p.xfB
 	m.Type = b2.B2Manifold_Type.E_faceA
-	m.LocalNormal = b2.B2RotVec2MulT(p.xfA.Q, n)
-	m.LocalPoint = b2.B2TransformVec2MulT(p.xfA, w0)
+	if p.faceB {
+		nc, xfC, xfO = p.d, p.xfB, p.xfA
+		m.Type = b2.B2Manifold_Type.E_faceB
+	}
+	// A plane point such that point 0 has separation −pd_0; every point
+	// then slides along nc only (its normal lever arm is unchanged) to the
+	// separation −pd_i.
+	w0 := b2.B2Vec2Sub(p.pts[0].p, b2.B2Vec2MulScalar(R-p.pts[0].pd, nc))
+	m.PointCount = p.n
+	m.LocalNormal = b2.B2RotVec2MulT(xfC.Q, nc)
+	m.LocalPoint = b2.B2TransformVec2MulT(xfC, w0)
 	for i := 0; i < p.n; i++ {
 		q := p.pts[i]
-		shift := (R - q.pd) - b2.B2Vec2Dot(b2.B2Vec2Sub(q.p, w0), n)
-		clip := b2.B2Vec2Add(q.p, b2.B2Vec2MulScalar(shift, n))
-		m.Points[i].LocalPoint = b2.B2TransformVec2MulT(p.xfB, clip)
+		shift := (R - q.pd) - b2.B2Vec2Dot(b2.B2Vec2Sub(q.p, w0), nc)
+		clip := b2.B2Vec2Add(q.p, b2.B2Vec2MulScalar(shift, nc))
+		m.Points[i].LocalPoint = b2.B2TransformVec2MulT(xfO, clip)
 		m.Points[i].Id = contactID(q.id)
 	}
 }
