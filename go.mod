@@ -3,23 +3,26 @@ module github.com/irtcd/irtcd
 go 1.26
 
 require (
+	github.com/ByteArena/box2d v1.0.2
+	github.com/fogleman/gg v1.3.0
+	github.com/go-gl/mathgl v1.2.0
+	github.com/schollz/progressbar/v3 v3.17.1
+	gonum.org/v1/plot v0.15.0
+)
+
+require (
 	git.sr.ht/~sbinet/gg v0.6.0 // indirect
-	github.com/ByteArena/box2d v1.0.2 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
-	github.com/fogleman/gg v1.3.0 // indirect
 	github.com/go-fonts/liberation v0.3.3 // indirect
-	github.com/go-gl/mathgl v1.2.0 // indirect
 	github.com/go-latex/latex v0.0.0-20240709081214-31cef3c7570e // indirect
 	github.com/go-pdf/fpdf v0.9.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.17.1 // indirect
 	golang.org/x/image v0.21.0 // indirect
 	golang.org/x/sys v0.27.0 // indirect
 	golang.org/x/term v0.26.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
-	gonum.org/v1/plot v0.15.0 // indirect
 )

@@ -62,10 +62,17 @@ type StepStats struct {
 	Points        int           // contact points handed to box2d
 	ExtraContacts int           // contacts added this step for extra clusters
 	OnDemand      int           // pairs detected outside the batch (TOI sub-steps, new contacts)
+	Kept          int           // points kept from the previous step across a small gap (see KeepGap)
 	Sweeps        int           // time-of-impact sweeps cast
-	DepthSum      float64       // sum of the handed points' penetration depths
+	DepthSum      float64       // sum of the handed points' penetration depths (kept points count 0)
 	DepthMax      float64       // deepest handed point
 }
+
+// ManifoldSize is the manifold size the adapter asks its own backends for:
+// more candidates than box2d's two points, so that the adapter can keep
+// last step's points when the choice is a tie (see prepare). A backend
+// given with WithBackend should use the same (narrow.Params.ManifoldSize).
+const ManifoldSize = 4
 
 // Adapter is irtcd installed on one box2d world.
 type Adapter struct {
@@ -98,13 +105,13 @@ func Install(world *b2.B2World, opts ...Option) (*Adapter, error) {
 		o(a)
 	}
 	if a.backend == nil {
-		be, err := cpubackend.New(narrow.Params{})
+		be, err := cpubackend.New(narrow.Params{ManifoldSize: ManifoldSize})
 		if err != nil {
 			return nil, fmt.Errorf("box2dadapter: %w", err)
 		}
 		a.backend, a.owned = be, be
 	}
-	solo, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
+	solo, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard, ManifoldSize: ManifoldSize}, cpubackend.WithWorkers(1))
 	if err != nil {
 		return nil, fmt.Errorf("box2dadapter: %w", err)
 	}
@@ -345,16 +352,20 @@ func (a *Adapter) distribute(g *group, ms []narrow.Manifold, xfA, xfB b2.B2Trans
 		}
 		j := a.order[k]
 		if j < 0 {
-			c.prep = prepared{ok: true, xfA: xfA, xfB: xfB}
-			g.last[k] = b2.B2Vec2{}
-			continue
+			if !a.keep(c, xfA, xfB) {
+				c.prep = prepared{ok: true, xfA: xfA, xfB: xfB}
+				g.last[k] = b2.B2Vec2{}
+				continue
+			}
+			a.stats.Kept += c.prep.n
+		} else {
+			prepare(&c.prep, &ms[j], xfA, xfB)
+			g.last[k] = b2.B2Vec2{X: -ms[j].Normal[0], Y: -ms[j].Normal[1]}
 		}
-		prepare(&c.prep, &ms[j], xfA, xfB)
-		g.last[k] = b2.B2Vec2{X: -ms[j].Normal[0], Y: -ms[j].Normal[1]}
 		a.stats.Manifolds++
 		a.stats.Points += c.prep.n
 		for i := 0; i < c.prep.n; i++ {
-			pd := c.prep.pts[i].pd
+			pd := max(0, c.prep.pts[i].pd)
 			a.stats.DepthSum += pd
 			a.stats.DepthMax = max(a.stats.DepthMax, pd)
 		}
@@ -435,4 +446,75 @@ func AddPath(body *b2.B2Body, density float64, d string) (*b2.B2Fixture, error) 
 		return nil, err
 	}
 	return AddPolygon(body, s, density), nil
+}
+
+// KeepGap is how far apart (box2d's linear slop) a contact point found in
+// the previous step may have moved from the face it touched and still be
+// handed to box2d, with its gap as a negative depth.
+//
+// Ray-traced contacts exist only while a vertex is inside the other body;
+// box2d's own polygons carry a skin and keep their manifold while the
+// skins overlap, which is what lets stacks rest: a box that lifts off by a
+// micrometre in one step keeps its contact, so its velocity constraint
+// stops it from falling back in. KeepGap gives irtcd pairs the same
+// persistence: a cluster that the narrow phase no longer finds keeps the
+// points it had, re-evaluated exactly against the same faces at the new
+// poses, for as long as each stays within KeepGap of its face plane and
+// over the face. The solver then sees a positive separation (no position
+// correction) and only prevents approach.
+const KeepGap = b2.B2_linearSlop
+
+// keep re-evaluates contact c's previous points at the new transforms and
+// keeps those still over their face within KeepGap (see KeepGap); it
+// reports whether any is left.
+func (a *Adapter) keep(c *contact, xfA, xfB b2.B2Transform) bool {
+	p := &c.prep
+	if p.n == 0 {
+		return false
+	}
+	sa, err := a.shapeOf(c.M_fixtureA, c.M_indexA)
+	if err != nil {
+		return false
+	}
+	sb, err := a.shapeOf(c.M_fixtureB, c.M_indexB)
+	if err != nil {
+		return false
+	}
+	n := 0
+	var d b2.B2Vec2
+	for i := 0; i < p.n; i++ {
+		q := p.pts[i]
+		src, dst, xfS, xfD := sa, sb, xfA, xfB
+		if q.from == narrow.SideB {
+			src, dst, xfS, xfD = sb, sa, xfB, xfA
+		}
+		v := src.Vertex(int(q.vertex))
+		pw := b2.B2TransformVec2Mul(xfS, b2.B2Vec2{X: v[0], Y: v[1]})
+		pr := dst.Prim(int(q.prim))
+		e0v, e1v, fn := dst.Vertex(int(pr[0])), dst.Vertex(int(pr[1])), dst.FaceNormal(int(q.prim))
+		e0 := b2.B2TransformVec2Mul(xfD, b2.B2Vec2{X: e0v[0], Y: e0v[1]})
+		e1 := b2.B2TransformVec2Mul(xfD, b2.B2Vec2{X: e1v[0], Y: e1v[1]})
+		nw := b2.B2RotVec2Mul(xfD.Q, b2.B2Vec2{X: fn[0], Y: fn[1]})
+		rel := b2.B2Vec2Sub(pw, e0)
+		gap := b2.B2Vec2Dot(rel, nw)
+		seg := b2.B2Vec2Sub(e1, e0)
+		u := b2.B2Vec2Dot(rel, seg) / b2.B2Vec2Dot(seg, seg)
+		if gap > KeepGap || gap < -KeepGap || u < 0 || u > 1 {
+			continue // lifted off, pushed through, or slid off its face
+		}
+		if q.from == narrow.SideB {
+			nw = nw.OperatorNegate() // separating direction of A
+		}
+		if n == 0 {
+			d = nw
+		}
+		q.p, q.pd = pw, -gap
+		p.pts[n] = q
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	p.ok, p.xfA, p.xfB, p.n, p.d = true, xfA, xfB, n, d
+	return true
 }

@@ -1,6 +1,8 @@
 package box2dadapter
 
 import (
+	"math"
+
 	b2 "github.com/ByteArena/box2d"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -31,9 +33,12 @@ func (g *group) leader() *contact {
 // point is a prepared manifold point: world position, depth, and the ID
 // box2d uses to match it with the previous step's point.
 type point struct {
-	p  b2.B2Vec2
-	pd float64
-	id uint32
+	p      b2.B2Vec2
+	pd     float64 // penetration depth; negative: a gap (a kept point, see keep)
+	id     uint32
+	from   narrow.Side // body whose vertex it is
+	vertex int32       // the vertex
+	prim   int32       // the other body's primitive it was found against
 }
 
 // prepared is one slot's manifold for a given pair of transforms.
@@ -161,15 +166,70 @@ func pointKey(c *narrow.Contact) uint32 {
 	return uint32(c.Vertex)&0x7fffffff | uint32(c.From)<<31
 }
 
-// prepare fills p from one manifold of the pair's result.
+// prepare fills p from one manifold of the pair's result, choosing the
+// (at most) two points box2d can take. The backend's manifold lists the
+// deepest point first, then the ones that spread it widest; when two
+// candidates are almost equally good (a box resting flat on another has
+// four corner contacts of the same depth), the point box2d had last step
+// is kept, so that the contact IDs — and with them box2d's warm-started
+// impulses — do not flip between equivalent choices from step to step.
 func prepare(p *prepared, m *narrow.Manifold, xfA, xfB b2.B2Transform) {
+	var prev [b2.B2_maxManifoldPoints]uint32
+	np := p.n
+	for i := 0; i < np; i++ {
+		prev[i] = p.pts[i].id
+	}
+	had := func(c *narrow.Contact) bool {
+		k := pointKey(c)
+		for i := 0; i < np; i++ {
+			if prev[i] == k {
+				return true
+			}
+		}
+		return false
+	}
+	pts := m.Points
 	p.ok, p.xfA, p.xfB = true, xfA, xfB
-	p.n = min(len(m.Points), b2.B2_maxManifoldPoints)
 	p.d = b2.B2Vec2{X: m.Normal[0], Y: m.Normal[1]}
-	for i := 0; i < p.n; i++ {
-		c := &m.Points[i]
-		p.pts[i] = point{p: b2.B2Vec2{X: c.P[0], Y: c.P[1]}, pd: c.Depth, id: pointKey(c)}
+	p.n = 0
+	if len(pts) == 0 {
+		return
+	}
+	// First point: the deepest, or a point of last step's that is within
+	// a tenth of box2d's slop of it.
+	first := 0
+	for i := 1; i < len(pts); i++ {
+		if had(&pts[i]) && !had(&pts[first]) && pts[i].Depth >= pts[0].Depth-0.1*b2.B2_linearSlop {
+			first = i
+		}
+	}
+	p.pts[0] = toPoint(&pts[first])
+	p.n = 1
+	// Second point: the widest spread along the contact plane, or a point
+	// of last step's that spreads at least 90 % as wide.
+	spread := func(c *narrow.Contact) float64 {
+		dx, dy := c.P[0]-pts[first].P[0], c.P[1]-pts[first].P[1]
+		return math.Abs(dx*m.Normal[1] - dy*m.Normal[0])
+	}
+	second, best := -1, 0.0
+	for i := range pts {
+		if i != first && spread(&pts[i]) > best {
+			second, best = i, spread(&pts[i])
+		}
+	}
+	for i := range pts {
+		if i != first && i != second && had(&pts[i]) && (second < 0 || !had(&pts[second])) && spread(&pts[i]) >= 0.9*best && best > 0 {
+			second = i
+		}
+	}
+	if second >= 0 && best > 0 {
+		p.pts[1] = toPoint(&pts[second])
+		p.n = 2
 	}
 	// Points from A's vertices lie in B's faces: B carries the normal.
-	p.faceB = p.n > 0 && m.Points[0].From == narrow.SideA
+	p.faceB = pts[first].From == narrow.SideA
+}
+
+func toPoint(c *narrow.Contact) point {
+	return point{p: b2.B2Vec2{X: c.P[0], Y: c.P[1]}, pd: c.Depth, id: pointKey(c), from: c.From, vertex: c.Vertex, prim: c.Prim}
 }

@@ -5,4 +5,9 @@ import (
 	"github.com/irtcd/irtcd/narrow"
 )
 
-func cpubackendNew(p narrow.Params) (narrow.Backend, error) { return cpubackend.New(p) }
+func cpubackendNew(p narrow.Params) (narrow.Backend, error) { return cpubackend.New(withSize(p)) }
+
+func withSize(p narrow.Params) narrow.Params {
+	p.ManifoldSize = 4
+	return p
+}

@@ -42,6 +42,7 @@ type command struct {
 // subcommand (demo, bench, ...) is one more entry here.
 var commands = []command{
 	{name: "contacts", summary: "contact points between two OBJ meshes, or for a file of cases", run: runContacts},
+	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 }
 
 func main() {

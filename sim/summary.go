@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// Summary aggregates a trace's steps.
+type Summary struct {
+	Steps  int
+	Bodies int // dynamic bodies at the last step
+
+	Narrow, Box2D         time.Duration // totals over the steps
+	NarrowMean, Box2DMean time.Duration // per step
+	NarrowMax, Box2DMax   time.Duration // slowest step
+	NarrowMaxStep         int           // index of the slowest narrow phase
+
+	StandardRays, PredictiveRays, IterativeRays int // totals
+
+	Pairs, StandardPairs, IterativePairs int // totals over the steps
+	PairsMax                             int // largest batch
+
+	Points    int     // contact points handed to box2d, total
+	DepthMean float64 // mean penetration depth of those points
+	DepthMax  float64 // deepest point of the run
+}
+
+// Summary aggregates the trace's steps.
+func (t *Trace) Summary() Summary {
+	s := Summary{Steps: len(t.Steps)}
+	depthSum := 0.0
+	for _, m := range t.Steps {
+		s.Bodies = m.Bodies
+		s.Narrow += m.Narrow
+		s.Box2D += m.Box2D
+		if m.Narrow > s.NarrowMax {
+			s.NarrowMax, s.NarrowMaxStep = m.Narrow, m.Step
+		}
+		s.Box2DMax = max(s.Box2DMax, m.Box2D)
+		s.StandardRays += m.StandardRays
+		s.PredictiveRays += m.PredictiveRays
+		s.IterativeRays += m.IterativeRays
+		s.Pairs += m.Pairs
+		s.StandardPairs += m.StandardPairs
+		s.IterativePairs += m.IterativePairs
+		s.PairsMax = max(s.PairsMax, m.Pairs)
+		s.Points += m.Points
+		depthSum += m.DepthSum
+		s.DepthMax = max(s.DepthMax, m.DepthMax)
+	}
+	if s.Steps > 0 {
+		s.NarrowMean = s.Narrow / time.Duration(s.Steps)
+		s.Box2DMean = s.Box2D / time.Duration(s.Steps)
+	}
+	if s.Points > 0 {
+		s.DepthMean = depthSum / float64(s.Points)
+	}
+	return s
+}
+
+// WriteTo writes the summary as an aligned table, one phase per line.
+func (s Summary) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	tw := tabwriter.NewWriter(cw, 0, 0, 2, ' ', 0)
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
+	pct := func(n, of int) string {
+		if of == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+	}
+	rays := s.StandardRays + s.PredictiveRays + s.IterativeRays
+	fmt.Fprintf(tw, "steps\t%d\tbodies %d\n", s.Steps, s.Bodies)
+	fmt.Fprintf(tw, "narrow phase\t%s total\tmean %s, max %s (step %d)\n", s.Narrow.Round(time.Millisecond), ms(s.NarrowMean), ms(s.NarrowMax), s.NarrowMaxStep)
+	fmt.Fprintf(tw, "box2d step\t%s total\tmean %s, max %s\n", s.Box2D.Round(time.Millisecond), ms(s.Box2DMean), ms(s.Box2DMax))
+	fmt.Fprintf(tw, "rays\t%d\tstandard %d, predictive %d, iterative %d (%s)\n", rays, s.StandardRays, s.PredictiveRays, s.IterativeRays, pct(s.IterativeRays, rays))
+	fmt.Fprintf(tw, "pairs\t%d\tstandard %d, iterative %d (%s), largest batch %d\n", s.Pairs, s.StandardPairs, s.IterativePairs, pct(s.IterativePairs, s.StandardPairs+s.IterativePairs), s.PairsMax)
+	fmt.Fprintf(tw, "contact points\t%d\tdepth mean %.5f, max %.5f\n", s.Points, s.DepthMean, s.DepthMax)
+	err := tw.Flush()
+	return cw.n, err
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
