@@ -6,6 +6,7 @@
 //
 // Commands:
 //
+//	demo       run a 2D box2d scene with irtcd as its narrow phase; write a GIF and a PNG
 //	contacts   contact points between two OBJ meshes, or for a file of cases
 //	help       print the list of commands (help CMD: that command's flags)
 //
