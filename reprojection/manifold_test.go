@@ -3,6 +3,7 @@ package reprojection_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -22,18 +23,6 @@ func keysOf(cs []narrow.Contact) []key {
 		ks[i] = key{c.From, c.Vertex}
 	}
 	return ks
-}
-
-func sameKeys(a, b []key) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // gridContacts is 25 contacts from A on the plane y = 0 with normal +y:
@@ -101,7 +90,7 @@ func TestReduceOneNormal(t *testing.T) {
 				t.Fatalf("%d manifolds, want 1", len(ms))
 			}
 			m := ms[0]
-			if got := keysOf(m.Points); !sameKeys(got, tc.want) {
+			if got := keysOf(m.Points); !slices.Equal(got, tc.want) {
 				t.Errorf("points %v, want %v", got, tc.want)
 			}
 			if !near(m.Normal, mgl64.Vec3{0, 1, 0}, 1e-12) {
@@ -198,7 +187,7 @@ func TestReduceClusters(t *testing.T) {
 			}
 			total := 0
 			for i, m := range ms {
-				if got := keysOf(m.Points); !sameKeys(got, tc.points[i]) {
+				if got := keysOf(m.Points); !slices.Equal(got, tc.points[i]) {
 					t.Errorf("manifold %d: points %v, want %v", i, got, tc.points[i])
 				}
 				if tc.normals != nil && !near(m.Normal, tc.normals[i], 1e-12) {
@@ -301,7 +290,7 @@ func TestReduceTies(t *testing.T) {
 			if len(ms) != 1 {
 				t.Fatalf("%d manifolds, want 1", len(ms))
 			}
-			if got := keysOf(ms[0].Points); !sameKeys(got, tc.want) {
+			if got := keysOf(ms[0].Points); !slices.Equal(got, tc.want) {
 				t.Errorf("points %v, want %v", got, tc.want)
 			}
 			// Same input, same output, also from a Reducer that has
@@ -309,7 +298,7 @@ func TestReduceTies(t *testing.T) {
 			var warm reprojection.Reducer
 			warm.Reduce(gridContacts(), 4, 0.5, nil, nil)
 			ms2, _ := warm.Reduce(tc.in, tc.size, 0.9, nil, nil)
-			if got := keysOf(ms2[0].Points); !sameKeys(got, tc.want) {
+			if got := keysOf(ms2[0].Points); !slices.Equal(got, tc.want) {
 				t.Errorf("warm Reducer: points %v, want %v", got, tc.want)
 			}
 		})
@@ -328,7 +317,7 @@ func TestReduceDistinctDepthsOrderFree(t *testing.T) {
 		sh := append([]narrow.Contact(nil), cs...)
 		rng.Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
 		got, _ := r.Reduce(sh, 4, math.Cos(0.2), nil, nil)
-		if len(got) != 1 || !sameKeys(keysOf(got[0].Points), want) {
+		if len(got) != 1 || !slices.Equal(keysOf(got[0].Points), want) {
 			t.Errorf("shuffle %d: %v, want %v", i, keysOf(got[0].Points), want)
 		}
 	}

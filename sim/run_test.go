@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/gif"
 	"image/png"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestRunCallbacks(t *testing.T) {
 	if len(progress) != total || progress[0] != 1 || progress[total-1] != total {
 		t.Errorf("progress calls %v", progress)
 	}
-	if want := []int{0, 10, 20, 25}; !equal(frames, want) {
+	if want := []int{0, 10, 20, 25}; !slices.Equal(frames, want) {
 		t.Errorf("frames at steps %v, want %v", frames, want)
 	}
 	if len(tr.Steps) != total || tr.Steps[total-1].Step != total-1 || len(tr.Final) != 4 {
@@ -53,18 +54,6 @@ func TestRunCallbacks(t *testing.T) {
 	if tr.Dt != DefaultDt || tr.N != 4 || tr.Scene != "avalanche" {
 		t.Errorf("trace header %+v", tr)
 	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRunCancel: cancelling the context stops the run; the trace holds the
