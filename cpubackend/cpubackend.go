@@ -278,6 +278,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			}
 		}
 		for d := 0; d < 2; d++ {
+			j.dirs[d].Reach = j.res.Reach
 			if !j.iterative {
 				j.dirs[d].SetCull(j.res.DistanceExtension)
 			}
@@ -353,9 +354,9 @@ func (b *Backend) doTask(i, _ int) {
 			t.stats.IterativeRays++
 			t.stats.IterativeSteps += w.Steps
 			switch {
-			case w.Outcome == iterative.Hit && !dir.Src.Occluded(ray.Vertex, w.T):
-				// The own-body test is a lookup (narrow.Shape.Occluded), so
-				// iterative hits get it too, unlike in the paper.
+			case w.Outcome == iterative.Hit && !dir.Blocked(ray.Vertex, w.T):
+				// The own-body test is a lookup (narrow.Direction.Blocked),
+				// so iterative hits get it too, unlike in the paper.
 				t.stats.OcclusionRays++
 				t.contacts = append(t.contacts, narrow.Contact{})
 				reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})

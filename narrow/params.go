@@ -124,6 +124,16 @@ type Params struct {
 	// 2013, ceil(Confidence × DisplacementThreshold / averageTrianglesSize)
 	// with the target shape's average primitive size, at least 2.
 	MaxIt int
+	// Reach relaxes Hermann's own-body rule for thin features. A vertex
+	// whose ray meets the other body's surface from inside is inside that
+	// body, even when the ray has left its own body first; Hermann et al.
+	// discard such a hit (the ray left the intersection volume), which
+	// loses every contact of a thin feature buried in a face: all inward
+	// rays of a gear tooth 0.01 wide leave the tooth sideways long before
+	// they reach the face it is buried in. Such a hit is kept when it lies
+	// within Reach along the ray. Default: 0.25 × the smaller shape's Size;
+	// negative: pure Hermann (no occluded hit is kept).
+	Reach float64
 	// ManifoldSize is the number of points per manifold after reduction.
 	// Default 4 in 3D, 2 in 2D.
 	ManifoldSize int
@@ -148,6 +158,8 @@ func (p Params) Validate() error {
 		return bad("DisplacementThreshold", p.DisplacementThreshold)
 	case !finite(p.Confidence) || (p.Confidence != 0 && p.Confidence < 1):
 		return bad("Confidence (must be ≥ 1)", p.Confidence)
+	case !finite(p.Reach):
+		return bad("Reach", p.Reach)
 	case !finite(p.DistanceExtension) || p.DistanceExtension < 0:
 		return bad("DistanceExtension", p.DistanceExtension)
 	case p.DistanceExtension > 0 && p.DisplacementThreshold > 0 && p.DistanceExtension <= p.DisplacementThreshold:
@@ -171,6 +183,7 @@ type Resolved struct {
 	Confidence            float64
 	DistanceExtension     float64 // box growth for culling vertices
 	CullingDist           float64 // predictive rays longer than this are dropped (Eq. 1, 2013b)
+	Reach                 float64 // hits from inside this close count even past the own-body exit (Params.Reach)
 	MaxIt                 [2]int  // per target shape: [0] for rays on B (from A), [1] for rays on A
 	ManifoldSize          int
 	ManifoldCos           float64
@@ -188,6 +201,14 @@ func (p Params) Resolve(a, b *Shape) Resolved {
 		r.DisplacementThreshold = 0.05 * min(a.Size(), b.Size())
 	}
 	r.CullingDist = r.Confidence * r.DisplacementThreshold
+	switch {
+	case p.Reach < 0:
+		r.Reach = 0
+	case p.Reach > 0:
+		r.Reach = p.Reach
+	default:
+		r.Reach = 0.25 * min(a.Size(), b.Size())
+	}
 	switch {
 	case p.Method != MethodPredictive:
 		r.DistanceExtension = max(a.tEps, b.tEps)

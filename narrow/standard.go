@@ -15,6 +15,7 @@ type Direction struct {
 	Src, Dst           *Shape
 	SrcWorld, DstWorld Transform
 	SrcToDst           Transform           // Src local → Dst local
+	Reach              float64             // hits from inside within this distance ignore the own-body rule (Params.Reach)
 	Cull               AABB                // world box rays are cast from (empty: none)
 	localCull          AABB                // a box in Src's frame that contains Cull's preimage
 	dstCull            AABB                // Dst's local box grown by ext, in Dst's frame
@@ -153,8 +154,8 @@ func (d *Direction) Ray(v int32) (o, dir [3]float64) {
 
 // Outcome is the result of one standard ray.
 type Outcome struct {
-	Contact  bool       // Hermann contact: Fwd is hit from Dst's inside and Src is not left before
-	Occluded bool       // Fwd was hit from inside but the ray left Src first
+	Contact  bool       // Fwd is hit from Dst's inside and Src is not left before it (or Fwd is within Reach)
+	Occluded bool       // Fwd was hit from inside beyond Reach, but the ray left Src first
 	Fwd, Bwd Hit        // nearest hits ahead (t ≥ -tEps) and behind (within back)
 	O, D     [3]float64 // the ray in Dst's frame (see Ray)
 }
@@ -165,12 +166,14 @@ type Outcome struct {
 // those touching v, is hit before it. With back > 0 the opposite
 // (predictive) ray is traced in the same traversal, up to distance back
 // (Lehericey et al. 2013b, §3.1). Vertices within tEps of a surface touch
-// it: zero-depth contacts are contacts.
+// it: zero-depth contacts are contacts. One departure from Hermann: a hit
+// from inside within d.Reach is a contact even if the ray left Src before
+// it (see Blocked and Params.Reach).
 //
 // With back == 0 the forward search ends just past the point where the ray
-// leaves Src (its precomputed exit distance plus 2·tEps): any hit beyond is
-// occluded whatever side it is met from, so clipping changes no contact and
-// prunes the traversal. Fwd is then NoHit for a ray with nothing on Dst
+// leaves Src (its precomputed exit distance plus 2·tEps) or at Reach,
+// whichever is farther: any hit beyond is occluded whatever side it is met
+// from, so clipping changes no contact and prunes the traversal. Fwd is then NoHit for a ray with nothing on Dst
 // before that point. With back > 0 the search is not clipped, because the
 // prediction rule (predictive.FromStandard) needs to know whether the ray
 // was occluded.
@@ -185,7 +188,7 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	if back <= 0 {
 		// Without a predictive ray, hits beyond the point where the ray
 		// leaves its own body are occluded whatever they are: clip there.
-		q.fwd.T = d.Src.exit[v] + 2*d.Src.tEps
+		q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
 	}
 	d.Dst.trace(&q, trav)
 	out.O, out.D = q.o, q.d
@@ -193,12 +196,22 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
 		return out
 	}
-	if d.Src.Occluded(v, out.Fwd.T) {
+	if d.Blocked(v, out.Fwd.T) {
 		out.Occluded = true
 		return out
 	}
 	out.Contact = true
 	return out
+}
+
+// Blocked reports whether a hit from inside at distance t along the ray of
+// vertex v is discarded: the ray leaves Src before t (Hermann's own-body
+// rule, Shape.Occluded) and t lies beyond d.Reach. A ray that meets the
+// other body's surface from inside starts inside that body, so a hit within
+// Reach is a true penetration even when the ray crossed empty space (a thin
+// feature of Src) first; its depth stays bounded by Reach.
+func (d *Direction) Blocked(v int32, t float64) bool {
+	return t > d.Reach && d.Src.Occluded(v, t)
 }
 
 // CheckPair validates a pair's poses for its shapes: finite, non-zero

@@ -318,9 +318,16 @@ func TestDestroyBody(t *testing.T) {
 	if w.GetBodyCount() != n-1 {
 		t.Fatalf("body count %d after destroying one of %d", w.GetBodyCount(), n)
 	}
-	step(t, ad, 120)
-	if y := bs[2].GetPosition().Y; y > 1.8 || y < 1.0 {
-		t.Errorf("top gear at y=%.3f after the middle one was removed, want it resting on the bottom one (≈ 1.5)", y)
+	step(t, ad, 300)
+	// The top gear falls onto the bottom one; balanced on it, or rolled off
+	// onto the ground, it must not overlap it (its teeth may mesh: centres
+	// at least root + tip = 0.9 apart) nor the ground.
+	top, bottom := bs[2].GetPosition(), bs[0].GetPosition()
+	if d := math.Hypot(top.X-bottom.X, top.Y-bottom.Y); d < 0.88 {
+		t.Errorf("top gear centre %.3f from the bottom one's after the middle one was removed, want ≥ 0.9 (no overlap)", d)
+	}
+	if top.Y < 0.48 {
+		t.Errorf("top gear at y=%.3f, below the ground's surface plus its radius", top.Y)
 	}
 }
 

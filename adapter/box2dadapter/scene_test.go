@@ -122,3 +122,27 @@ func newWorldMethod(t testing.TB, m narrow.Method) (*b2.B2World, *box2dadapter.A
 	t.Cleanup(func() { be.Close() })
 	return newWorld(t, box2dadapter.WithBackend(be))
 }
+
+// TestThinTeethPushedOut: a gear whose teeth (about 0.01 wide) are buried
+// 0.1 deep in the ground is pushed out onto its tips. Every inward ray of a
+// buried tooth leaves the tooth sideways long before it reaches the ground's
+// top face, so Hermann's own-body rule alone reports no contact at all and
+// the gear would stay buried; the reach of narrow.Params accepts those hits.
+func TestThinTeethPushedOut(t *testing.T) {
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+		t.Run(m.String(), func(t *testing.T) {
+			w, ad := newWorldMethod(t, m)
+			ground := body(w, b2.B2BodyType.B2_staticBody, 0, -0.5, 0)
+			nativeBox(ground, 20, 0.5, 0)
+			const r = 0.75
+			// A tooth tip points straight down (angle of its middle = -π/2).
+			half := 2 * math.Pi / 112 / 4 * 1.5
+			g := body(w, b2.B2BodyType.B2_dynamicBody, 0, r-0.1, -math.Pi/2-half)
+			box2dadapter.AddPolygon(g, mustShape(t, gear(112, r)), 1)
+			step(t, ad, 120)
+			if y := g.GetPosition().Y; math.Abs(y-r) > 0.02 {
+				t.Errorf("gear centre at y=%.4f after 2 s, want ≈ %.2f (on its tips)", y, r)
+			}
+		})
+	}
+}

@@ -82,12 +82,20 @@ func (w *world) cross(i int, o, d mgl64.Vec3, tol float64) (t float64, n mgl64.V
 }
 
 // Contacts returns the contacts of the standard algorithm for shapes a and b
-// at poses pa and pb, sorted by From then Vertex.
+// at poses pa and pb, sorted by From then Vertex, with the default reach of
+// narrow.Params (see ContactsReach).
 func Contacts(a, b *narrow.Shape, pa, pb narrow.Pose) []Contact {
+	return ContactsReach(a, b, pa, pb, narrow.Params{}.Resolve(a, b).Reach)
+}
+
+// ContactsReach is Contacts with an explicit reach (narrow.Params.Reach): a
+// hit from inside that the ray meets after leaving its own shape still
+// counts when it lies within reach. reach = 0 is Hermann's rule unchanged.
+func ContactsReach(a, b *narrow.Shape, pa, pb narrow.Pose, reach float64) []Contact {
 	wa, wb := place(a, pa), place(b, pb)
 	var out []Contact
-	out = appendDir(out, narrow.SideA, &wa, &wb)
-	out = appendDir(out, narrow.SideB, &wb, &wa)
+	out = appendDir(out, narrow.SideA, &wa, &wb, reach)
+	out = appendDir(out, narrow.SideB, &wb, &wa, reach)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].From != out[j].From {
 			return out[i].From < out[j].From
@@ -102,7 +110,7 @@ const (
 	tolBorder = 1e-6 // decisions this close to flipping are borderline
 )
 
-func appendDir(out []Contact, from narrow.Side, src, dst *world) []Contact {
+func appendDir(out []Contact, from narrow.Side, src, dst *world, reach float64) []Contact {
 	scale := max(dst.s.Size(), src.s.Size(), 1e-300)
 	tEpsDst := dst.s.TEps()
 	tEpsSrc := src.s.TEps()
@@ -171,6 +179,14 @@ func appendDir(out []Contact, from narrow.Side, src, dst *world) []Contact {
 					border = true
 				}
 			} else if math.Abs(t-bestT) < tolBorder*scale || math.Abs(t-tEpsSrc) < tolBorder*scale {
+				border = true
+			}
+		}
+		if occluded && bestT <= reach {
+			// Within reach the own-body rule does not apply; the decision
+			// can only flip where the hit is about as far as reach.
+			occluded = false
+			if math.Abs(bestT-reach) < tolBorder*scale {
 				border = true
 			}
 		}
