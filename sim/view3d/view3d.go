@@ -1,0 +1,697 @@
+// Package view3d renders 3D scenes of irtcd shapes to images: perspective
+// projection, back-face culling, the painter's algorithm (triangles sorted
+// far to near by the depth of their centroid, ties broken by instance then
+// triangle index, so the same input always gives the same picture), flat
+// Lambert shading with one directional light and an ambient term, an
+// optional ground grid and gradient sky, and an optional title. Drawing
+// goes through github.com/fogleman/gg.
+//
+// Triangles are filled with gg's anti-aliased rasteriser. Painting
+// anti-aliased triangles one by one would let the background show through
+// the shared edges of a surface (each edge pixel is partly covered twice),
+// so every triangle is drawn grown outwards by half a pixel (WithSeamCover):
+// the triangle painted later covers the seam. Silhouettes grow by the same
+// amount. Triangles are clipped to the view frustum (a near plane, and the
+// image grown by its own size on every side), so triangles and grid lines
+// that pass behind the camera are drawn correctly.
+//
+// Only 3D meshes are drawn; a 2D shape (a polygon) is an error. A Renderer
+// keeps its buffers between calls, so re-rendering a scene allocates
+// little; the zero Renderer is ready to use; it is not safe for concurrent
+// use.
+package view3d
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/fogleman/gg"
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// ErrBadInput is wrapped by every error about the arguments of Render: the
+// image size, the camera, an instance (nil or 2D shape, bad pose) or an
+// option.
+var ErrBadInput = errors.New("view3d: bad input")
+
+// Instance is one shape placed in the scene.
+type Instance struct {
+	Shape *narrow.Shape // a 3D mesh
+	Pose  narrow.Pose   // world = R(Rot)·local + Pos; the quaternion is normalised
+	Color color.RGBA    // base colour, shaded; the zero value is DefaultColor
+}
+
+// DefaultColor is the colour of instances whose Color is zero.
+var DefaultColor = color.RGBA{0x3d, 0x85, 0xc6, 0xff}
+
+// DefaultFOV is the vertical field of view (radians) of a Camera with FOV 0.
+const DefaultFOV = 50 * math.Pi / 180
+
+// Camera is a pin-hole camera at Eye looking at Target; Up (projected on
+// the image plane) points up in the image. A zero Up is +z. FOV is the
+// vertical field of view in radians, in (0, π); 0 is DefaultFOV.
+type Camera struct {
+	Eye, Target, Up mgl64.Vec3
+	FOV             float64
+}
+
+// view is a validated camera for one image size.
+type view struct {
+	eye     mgl64.Vec3
+	r, u, f mgl64.Vec3 // right, up, forward (unit, orthonormal)
+	focal   float64    // pixels per unit of x/z and y/z
+	cx, cy  float64    // image centre
+	near    float64    // points closer than this along f are clipped
+	planes  [5]plane   // the clipping frustum: near, left, right, top, bottom
+}
+
+// plane is a half-space of camera coordinates: a·x + b·y + c·z + d ≥ 0.
+type plane [4]float64
+
+func (p *plane) dist(q [3]float64) float64 { return p[0]*q[0] + p[1]*q[1] + p[2]*q[2] + p[3] }
+
+func finite3(v mgl64.Vec3) bool {
+	for _, c := range v {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// setup validates c for a w×h image.
+func (c Camera) setup(w, h int) (view, error) {
+	var v view
+	up := c.Up
+	if up == (mgl64.Vec3{}) {
+		up = mgl64.Vec3{0, 0, 1}
+	}
+	fov := c.FOV
+	if fov == 0 {
+		fov = DefaultFOV
+	}
+	switch {
+	case !finite3(c.Eye) || !finite3(c.Target) || !finite3(up):
+		return v, fmt.Errorf("%w: camera %+v is not finite", ErrBadInput, c)
+	case math.IsNaN(fov) || fov <= 0 || fov >= math.Pi:
+		return v, fmt.Errorf("%w: camera FOV %v rad outside (0, π)", ErrBadInput, c.FOV)
+	}
+	d := c.Target.Sub(c.Eye)
+	dist := d.Len()
+	if !(dist > 0) || math.IsInf(dist, 0) {
+		return v, fmt.Errorf("%w: camera eye %v and target %v coincide", ErrBadInput, c.Eye, c.Target)
+	}
+	v.f = d.Mul(1 / dist)
+	r := v.f.Cross(up)
+	l := r.Len()
+	if !(l > 1e-9*up.Len()) {
+		return v, fmt.Errorf("%w: camera up %v is parallel to the view direction", ErrBadInput, c.Up)
+	}
+	v.r = r.Mul(1 / l)
+	v.u = v.r.Cross(v.f)
+	v.eye = c.Eye
+	v.focal = float64(h) / 2 / math.Tan(fov/2)
+	v.cx, v.cy = float64(w)/2, float64(h)/2
+	v.near = 1e-3 * dist
+	// Clip to the image grown by a guard band on every side, so that no
+	// projected coordinate is ever far beyond the picture (gg's fixed-point
+	// rasteriser would overflow).
+	g := float64(max(w, h))
+	v.planes = [5]plane{
+		{0, 0, 1, -v.near},                      // depth ≥ near
+		{v.focal, 0, v.cx + g, 0},               // x ≥ -g
+		{-v.focal, 0, float64(w) + g - v.cx, 0}, // x ≤ w + g
+		{0, -v.focal, v.cy + g, 0},              // y ≥ -g
+		{0, v.focal, float64(h) + g - v.cy, 0},  // y ≤ h + g
+	}
+	return v, nil
+}
+
+// toCam maps a world point to camera coordinates (right, up, depth).
+func (v *view) toCam(p [3]float64) [3]float64 {
+	d := [3]float64{p[0] - v.eye[0], p[1] - v.eye[1], p[2] - v.eye[2]}
+	return [3]float64{
+		d[0]*v.r[0] + d[1]*v.r[1] + d[2]*v.r[2],
+		d[0]*v.u[0] + d[1]*v.u[1] + d[2]*v.u[2],
+		d[0]*v.f[0] + d[1]*v.f[1] + d[2]*v.f[2],
+	}
+}
+
+// inside reports whether camera point c lies in the clipping frustum.
+func (v *view) inside(c [3]float64) bool {
+	for i := range v.planes {
+		if !(v.planes[i].dist(c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip clips the convex polygon src (camera coordinates) to the frustum,
+// using buf as scratch, and returns the result (fewer than 3 points: none
+// of it is visible). The result aliases buf.
+func (v *view) clip(src [][3]float64, buf *[2][][3]float64) [][3]float64 {
+	cur := append(buf[0][:0], src...)
+	next := buf[1][:0]
+	for pi := range v.planes {
+		pl := &v.planes[pi]
+		next = next[:0]
+		n := len(cur)
+		for i := range n {
+			a, b := cur[i], cur[(i+1)%n]
+			da, db := pl.dist(a), pl.dist(b)
+			if da >= 0 {
+				next = append(next, a)
+			}
+			if (da >= 0) != (db >= 0) {
+				s := da / (da - db)
+				next = append(next, [3]float64{a[0] + s*(b[0]-a[0]), a[1] + s*(b[1]-a[1]), a[2] + s*(b[2]-a[2])})
+			}
+		}
+		cur, next = next, cur
+		if len(cur) < 3 {
+			break
+		}
+	}
+	buf[0], buf[1] = cur, next
+	return cur
+}
+
+// clipSegment clips the segment ab (camera coordinates) to the frustum.
+func (v *view) clipSegment(a, b [3]float64) ([3]float64, [3]float64, bool) {
+	for pi := range v.planes {
+		pl := &v.planes[pi]
+		da, db := pl.dist(a), pl.dist(b)
+		switch {
+		case da < 0 && db < 0:
+			return a, b, false
+		case da < 0:
+			s := da / (da - db)
+			a = [3]float64{a[0] + s*(b[0]-a[0]), a[1] + s*(b[1]-a[1]), a[2] + s*(b[2]-a[2])}
+		case db < 0:
+			s := db / (db - da)
+			b = [3]float64{b[0] + s*(a[0]-b[0]), b[1] + s*(a[1]-b[1]), b[2] + s*(a[2]-b[2])}
+		}
+	}
+	return a, b, true
+}
+
+// screen projects camera coordinates with depth > 0 to pixels (y down).
+func (v *view) screen(c [3]float64) [2]float64 {
+	k := v.focal / c[2]
+	return [2]float64{v.cx + c[0]*k, v.cy - c[1]*k}
+}
+
+// Project returns the pixel position (x right, y down, the image's top
+// left corner at 0, 0) of world point p in a w×h image seen by c, and
+// whether p lies in front of the camera.
+func (c Camera) Project(w, h int, p mgl64.Vec3) (x, y float64, ok bool, err error) {
+	v, err := c.setup(w, h)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	cp := v.toCam(p)
+	if !(cp[2] > v.near) {
+		return 0, 0, false, nil
+	}
+	s := v.screen(cp)
+	return s[0], s[1], true, nil
+}
+
+// Grid is a square grid of lines on a plane (the ground), drawn behind the
+// instances: exact for instances above the plane seen from above it.
+type Grid struct {
+	Center  mgl64.Vec3 // the grid's centre, on the plane
+	Normal  mgl64.Vec3 // the plane's normal; zero: +z
+	Spacing float64    // distance between lines (> 0)
+	Lines   int        // lines on each side of the centre (≥ 1)
+	Color   color.RGBA // line colour
+	Fill    color.RGBA // fill of the grid's square under the lines; zero alpha: none
+}
+
+// options are the settings Render takes as Options.
+type options struct {
+	toLight   mgl64.Vec3 // towards the light, world; zero: camera-relative default
+	ambient   float64
+	sky       [2]color.RGBA // top, bottom
+	grid      *Grid
+	title     string
+	textColor color.RGBA
+	grow      float64
+	err       error
+}
+
+// Option changes a setting of Render.
+type Option func(*options)
+
+// WithLight sets the directional light: toLight points from the scene
+// towards the light (world coordinates, any length > 0) and ambient in
+// [0, 1] is the brightness of faces turned away from it. Shade =
+// ambient + (1 - ambient)·max(0, n·toLight). Default: a light above, to the
+// left of and behind the camera, ambient 0.3.
+func WithLight(toLight mgl64.Vec3, ambient float64) Option {
+	return func(o *options) {
+		l := toLight.Len()
+		if !finite3(toLight) || !(l > 0) || math.IsInf(l, 0) || math.IsNaN(ambient) || ambient < 0 || ambient > 1 {
+			o.err = fmt.Errorf("%w: light %v, ambient %v", ErrBadInput, toLight, ambient)
+			return
+		}
+		o.toLight, o.ambient = toLight.Mul(1/l), ambient
+	}
+}
+
+// WithBackground paints the background in one colour.
+func WithBackground(c color.RGBA) Option {
+	return func(o *options) { o.sky = [2]color.RGBA{c, c} }
+}
+
+// WithSky paints the background as a vertical gradient from top to bottom.
+// The default is a pale blue sky.
+func WithSky(top, bottom color.RGBA) Option {
+	return func(o *options) { o.sky = [2]color.RGBA{top, bottom} }
+}
+
+// WithGrid draws a ground grid behind the instances.
+func WithGrid(g Grid) Option {
+	return func(o *options) {
+		if g.Normal == (mgl64.Vec3{}) {
+			g.Normal = mgl64.Vec3{0, 0, 1}
+		}
+		if !finite3(g.Center) || !finite3(g.Normal) || !(g.Normal.Len() > 0) || math.IsNaN(g.Spacing) || math.IsInf(g.Spacing, 0) || !(g.Spacing > 0) || g.Lines < 1 || g.Lines > 10000 {
+			o.err = fmt.Errorf("%w: grid %+v", ErrBadInput, g)
+			return
+		}
+		o.grid = &g
+	}
+}
+
+// WithTitle writes text (lines separated by "\n") in the top left corner,
+// in gg's default font, on a translucent band.
+func WithTitle(text string) Option {
+	return func(o *options) { o.title = text }
+}
+
+// WithTextColor sets the title's colour (default near-black).
+func WithTextColor(c color.RGBA) Option {
+	return func(o *options) { o.textColor = c }
+}
+
+// WithSeamCover sets how far, in pixels, each triangle is grown outwards to
+// hide the seams of anti-aliased painting (default 0.5; 0 draws triangles
+// exactly; at most 2).
+func WithSeamCover(px float64) Option {
+	return func(o *options) {
+		if math.IsNaN(px) || px < 0 || px > 2 {
+			o.err = fmt.Errorf("%w: seam cover %v px outside [0, 2]", ErrBadInput, px)
+			return
+		}
+		o.grow = px
+	}
+}
+
+// The default settings.
+var (
+	defaultSkyTop    = color.RGBA{0xc9, 0xdc, 0xef, 0xff}
+	defaultSkyBottom = color.RGBA{0xf4, 0xf1, 0xea, 0xff}
+	defaultText      = color.RGBA{0x1e, 0x1e, 0x1e, 0xff}
+)
+
+// maxSide bounds the image's width and height.
+const maxSide = 1 << 14
+
+// item is one triangle to paint.
+type item struct {
+	depth float64 // camera depth of its centroid; painted far to near
+	inst  int32
+	tri   int32
+	clip  int32 // -1, or the index of its clipped polygon in Renderer.clipped
+	col   color.RGBA
+}
+
+// Renderer renders scenes, reusing its buffers between calls.
+type Renderer struct {
+	cam     [][3]float64 // camera coordinates of every instance's vertices
+	in      []bool       // whether each lies in the clipping frustum
+	scr     [][2]float64 // their pixel positions (valid when in)
+	base    []int        // first vertex of each instance in cam/scr
+	items   []item
+	clipped [][][2]float64  // clipped polygons, in pixels
+	scratch [2][][3]float64 // clipping buffers
+	grown   [][2]float64    // scratch: the triangle being painted
+	dc      *gg.Context
+	dcImg   *image.RGBA
+}
+
+// Render draws the instances seen by cam in a new w×h image. It is
+// shorthand for a fresh Renderer's Render.
+func Render(w, h int, cam Camera, inst []Instance, opts ...Option) (*image.RGBA, error) {
+	var r Renderer
+	return r.Render(w, h, cam, inst, opts...)
+}
+
+// Render draws the instances seen by cam in a new w×h image.
+func (r *Renderer) Render(w, h int, cam Camera, inst []Instance, opts ...Option) (*image.RGBA, error) {
+	if w < 1 || h < 1 || w > maxSide || h > maxSide {
+		return nil, fmt.Errorf("%w: image size %d×%d (want 1..%d each)", ErrBadInput, w, h, maxSide)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	if err := r.RenderInto(img, cam, inst, opts...); err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// RenderInto draws the instances seen by cam over the whole of dst, whose
+// bounds must start at (0, 0). Rendering into the same image again reuses
+// the drawing context too.
+func (r *Renderer) RenderInto(dst *image.RGBA, cam Camera, inst []Instance, opts ...Option) error {
+	if dst == nil || dst.Rect.Min != (image.Point{}) {
+		return fmt.Errorf("%w: destination image must be non-nil with bounds starting at (0, 0)", ErrBadInput)
+	}
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	if w < 1 || h < 1 || w > maxSide || h > maxSide {
+		return fmt.Errorf("%w: image size %d×%d (want 1..%d each)", ErrBadInput, w, h, maxSide)
+	}
+	o := options{ambient: 0.3, sky: [2]color.RGBA{defaultSkyTop, defaultSkyBottom}, textColor: defaultText, grow: 0.5}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.err != nil {
+		return o.err
+	}
+	v, err := cam.setup(w, h)
+	if err != nil {
+		return err
+	}
+	if o.toLight == (mgl64.Vec3{}) {
+		o.toLight = v.r.Mul(-0.35).Add(v.u.Mul(0.6)).Sub(v.f.Mul(0.72)).Normalize()
+	}
+	if err := r.collect(&v, inst, &o, w, h); err != nil {
+		return err
+	}
+
+	if r.dc == nil || r.dcImg != dst {
+		r.dc, r.dcImg = gg.NewContextForRGBA(dst), dst
+	}
+	dc := r.dc
+	drawSky(dc, w, h, o.sky)
+	if o.grid != nil {
+		drawGrid(dc, &v, o.grid)
+	}
+	r.paint(dc, inst, o.grow)
+	if o.title != "" {
+		drawTitle(dc, o.title, o.textColor)
+	}
+	return nil
+}
+
+// collect validates the instances, transforms their vertices and lists
+// their visible triangles, sorted far to near.
+func (r *Renderer) collect(v *view, inst []Instance, o *options, w, h int) error {
+	r.cam, r.in, r.scr, r.base, r.items = r.cam[:0], r.in[:0], r.scr[:0], r.base[:0], r.items[:0]
+	for i := range r.clipped {
+		r.clipped[i] = r.clipped[i][:0]
+	}
+	nclip := 0
+	fw, fh := float64(w), float64(h)
+	for ii := range inst {
+		in := &inst[ii]
+		switch {
+		case in.Shape == nil:
+			return fmt.Errorf("%w: instance %d: nil shape", ErrBadInput, ii)
+		case in.Shape.Dim() != narrow.Dim3:
+			return fmt.Errorf("%w: instance %d: %v shape, want a 3D mesh", ErrBadInput, ii, in.Shape.Dim())
+		}
+		pose, err := narrow.NewPose(in.Pose.Pos, in.Pose.Rot)
+		if err != nil {
+			return fmt.Errorf("%w: instance %d: %w", ErrBadInput, ii, err)
+		}
+		t := pose.Transform()
+		s := in.Shape
+		b := len(r.cam)
+		r.base = append(r.base, b)
+		for k := range s.NumVertices() {
+			c := v.toCam(t.Apply(s.Vertex(k)))
+			r.cam = append(r.cam, c)
+			ok := v.inside(c)
+			r.in = append(r.in, ok)
+			var p [2]float64
+			if ok {
+				p = v.screen(c)
+			}
+			r.scr = append(r.scr, p)
+		}
+		col := in.Color
+		if col == (color.RGBA{}) {
+			col = DefaultColor
+		}
+		for k := range s.NumPrims() {
+			p := s.Prim(k)
+			i0, i1, i2 := b+int(p[0]), b+int(p[1]), b+int(p[2])
+			a, bb, cc := &r.cam[i0], &r.cam[i1], &r.cam[i2]
+			n := t.ApplyDir(s.FaceNormal(k))
+			// Back-face culling: the face must look towards the eye. In
+			// camera coordinates the eye is the origin.
+			nc := [3]float64{
+				n[0]*v.r[0] + n[1]*v.r[1] + n[2]*v.r[2],
+				n[0]*v.u[0] + n[1]*v.u[1] + n[2]*v.u[2],
+				n[0]*v.f[0] + n[1]*v.f[1] + n[2]*v.f[2],
+			}
+			if nc[0]*a[0]+nc[1]*a[1]+nc[2]*a[2] >= 0 {
+				continue
+			}
+			if a[2] <= v.near && bb[2] <= v.near && cc[2] <= v.near {
+				continue // behind the camera
+			}
+			it := item{depth: (a[2] + bb[2] + cc[2]) / 3, inst: int32(ii), tri: int32(k), clip: -1}
+			if r.in[i0] && r.in[i1] && r.in[i2] {
+				if offscreen([][2]float64{r.scr[i0], r.scr[i1], r.scr[i2]}, fw, fh) {
+					continue
+				}
+			} else {
+				// Partly outside the frustum (behind the near plane or far
+				// beyond the image): clip it.
+				poly := v.clip([][3]float64{*a, *bb, *cc}, &r.scratch)
+				if len(poly) < 3 {
+					continue
+				}
+				if nclip == len(r.clipped) {
+					r.clipped = append(r.clipped, nil)
+				}
+				cp := r.clipped[nclip][:0]
+				for _, q := range poly {
+					cp = append(cp, v.screen(q))
+				}
+				r.clipped[nclip] = cp
+				if offscreen(cp, fw, fh) {
+					continue
+				}
+				it.clip = int32(nclip)
+				nclip++
+			}
+			lit := o.ambient + (1-o.ambient)*max(0, n[0]*o.toLight[0]+n[1]*o.toLight[1]+n[2]*o.toLight[2])
+			it.col = shade(col, lit)
+			r.items = append(r.items, it)
+		}
+	}
+	slices.SortFunc(r.items, func(x, y item) int {
+		if c := cmp.Compare(y.depth, x.depth); c != 0 {
+			return c // farther first
+		}
+		if c := cmp.Compare(x.inst, y.inst); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.tri, y.tri)
+	})
+	return nil
+}
+
+// shade scales c's colour channels by k in [0, 1], keeping alpha.
+func shade(c color.RGBA, k float64) color.RGBA {
+	f := func(x uint8) uint8 { return uint8(math.Round(float64(x) * min(max(k, 0), 1))) }
+	return color.RGBA{f(c.R), f(c.G), f(c.B), c.A}
+}
+
+// offscreen reports whether the polygon's bounding box misses the image.
+func offscreen(p [][2]float64, w, h float64) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, q := range p {
+		x0, x1 = min(x0, q[0]), max(x1, q[0])
+		y0, y1 = min(y0, q[1]), max(y1, q[1])
+	}
+	return x1 < -2 || y1 < -2 || x0 > w+2 || y0 > h+2
+}
+
+// paint fills the sorted triangles.
+func (r *Renderer) paint(dc *gg.Context, inst []Instance, grow float64) {
+	var tri [3][2]float64
+	for i := range r.items {
+		it := &r.items[i]
+		var pts [][2]float64
+		if it.clip >= 0 {
+			pts = r.clipped[it.clip]
+		} else {
+			p := inst[it.inst].Shape.Prim(int(it.tri))
+			b := r.base[it.inst]
+			tri = [3][2]float64{r.scr[b+int(p[0])], r.scr[b+int(p[1])], r.scr[b+int(p[2])]}
+			pts = tri[:]
+		}
+		if grow > 0 {
+			r.grown = growPolygon(r.grown[:0], pts, grow)
+			pts = r.grown
+		}
+		dc.MoveTo(pts[0][0], pts[0][1])
+		for _, q := range pts[1:] {
+			dc.LineTo(q[0], q[1])
+		}
+		dc.ClosePath()
+		dc.SetColor(it.col)
+		dc.Fill()
+	}
+}
+
+// growPolygon appends to dst the convex polygon p (either winding) with
+// every edge moved outwards by d. A corner moves along its mitre when the
+// mitre is at most 2d long; a sharper corner is bevelled (two points, each
+// on one of its moved edges), so even the edges of a sliver move by d.
+// Polygons with a degenerate edge are appended unchanged.
+func growPolygon(dst, p [][2]float64, d float64) [][2]float64 {
+	n := len(p)
+	var nrm [8][2]float64 // outward unit normals of the edges i → i+1
+	if n > len(nrm) {
+		return append(dst, p...)
+	}
+	area := 0.0
+	for i := range n {
+		a, b := p[i], p[(i+1)%n]
+		area += a[0]*b[1] - b[0]*a[1]
+	}
+	if area == 0 || math.IsNaN(area) {
+		return append(dst, p...)
+	}
+	sign := 1.0
+	if area < 0 {
+		sign = -1
+	}
+	for i := range n {
+		a, b := p[i], p[(i+1)%n]
+		ex, ey := b[0]-a[0], b[1]-a[1]
+		l := math.Hypot(ex, ey)
+		if !(l > 1e-9) {
+			return append(dst, p...)
+		}
+		// For positive area the outward normal of edge e is (ey, -ex)/|e|.
+		nrm[i] = [2]float64{sign * ey / l, -sign * ex / l}
+	}
+	for i := range n {
+		n0, n1 := nrm[(i+n-1)%n], nrm[i]
+		// The mitre m = d(n0+n1)/(1+n0·n1) has length d/cos(turn/2);
+		// it is at most 2d iff 1+n0·n1 ≥ 1/2.
+		if den := 1 + n0[0]*n1[0] + n0[1]*n1[1]; den >= 0.5 {
+			k := d / den
+			dst = append(dst, [2]float64{p[i][0] + k*(n0[0]+n1[0]), p[i][1] + k*(n0[1]+n1[1])})
+		} else {
+			dst = append(dst,
+				[2]float64{p[i][0] + d*n0[0], p[i][1] + d*n0[1]},
+				[2]float64{p[i][0] + d*n1[0], p[i][1] + d*n1[1]})
+		}
+	}
+	return dst
+}
+
+// drawSky fills the background with a vertical gradient.
+func drawSky(dc *gg.Context, w, h int, sky [2]color.RGBA) {
+	dc.ClearPath()
+	if sky[0] == sky[1] {
+		dc.SetColor(sky[0])
+	} else {
+		g := gg.NewLinearGradient(0, 0, 0, float64(h))
+		g.AddColorStop(0, sky[0])
+		g.AddColorStop(1, sky[1])
+		dc.SetFillStyle(g)
+	}
+	dc.DrawRectangle(0, 0, float64(w), float64(h))
+	dc.Fill()
+}
+
+// drawGrid draws g's fill and lines, clipped to the frustum.
+func drawGrid(dc *gg.Context, v *view, g *Grid) {
+	nrm := g.Normal.Normalize()
+	// Two axes in the plane.
+	a := mgl64.Vec3{1, 0, 0}
+	if math.Abs(nrm[0]) > 0.9 {
+		a = mgl64.Vec3{0, 1, 0}
+	}
+	e1 := a.Sub(nrm.Mul(a.Dot(nrm))).Normalize()
+	e2 := nrm.Cross(e1)
+	half := float64(g.Lines) * g.Spacing
+	at := func(s, t float64) [3]float64 {
+		return v.toCam(g.Center.Add(e1.Mul(s)).Add(e2.Mul(t)))
+	}
+	if g.Fill.A > 0 {
+		var buf [2][][3]float64
+		quad := [][3]float64{at(-half, -half), at(half, -half), at(half, half), at(-half, half)}
+		if poly := v.clip(quad, &buf); len(poly) >= 3 {
+			for i, q := range poly {
+				p := v.screen(q)
+				if i == 0 {
+					dc.MoveTo(p[0], p[1])
+				} else {
+					dc.LineTo(p[0], p[1])
+				}
+			}
+			dc.ClosePath()
+			dc.SetColor(g.Fill)
+			dc.Fill()
+		}
+	}
+	dc.SetColor(g.Color)
+	dc.SetLineWidth(1)
+	line := func(a, b [3]float64) {
+		if a, b, ok := v.clipSegment(a, b); ok {
+			p, q := v.screen(a), v.screen(b)
+			dc.DrawLine(p[0], p[1], q[0], q[1])
+		}
+	}
+	for i := -g.Lines; i <= g.Lines; i++ {
+		s := float64(i) * g.Spacing
+		line(at(s, -half), at(s, half))
+		line(at(-half, s), at(half, s))
+	}
+	dc.Stroke()
+}
+
+// drawTitle writes text on a translucent band at the top left.
+func drawTitle(dc *gg.Context, text string, c color.RGBA) {
+	lines := strings.Split(text, "\n")
+	lh := dc.FontHeight() * 1.4
+	wmax := 0.0
+	for _, l := range lines {
+		w, _ := dc.MeasureString(l)
+		wmax = max(wmax, w)
+	}
+	const pad = 6
+	dc.SetColor(color.NRGBA{0xff, 0xff, 0xff, 0xb0})
+	dc.DrawRectangle(pad/2, pad/2, wmax+2*pad, float64(len(lines))*lh+pad)
+	dc.Fill()
+	dc.SetColor(c)
+	for i, l := range lines {
+		dc.DrawStringAnchored(l, pad*1.5, pad+float64(i)*lh+lh/2, 0, 0.35)
+	}
+}
+
+// WritePNG encodes img as PNG to w.
+func WritePNG(w io.Writer, img image.Image) error {
+	return png.Encode(w, img)
+}
