@@ -1,0 +1,141 @@
+package rigid
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// Config configures a World. Start from DefaultConfig and change what you
+// need: NewWorld takes every field as given and rejects out-of-range values
+// with ErrBadConfig (zero is not "default").
+type Config struct {
+	// Gravity is the acceleration of every dynamic body (m/s²).
+	Gravity mgl64.Vec3
+	// Dt is the fixed time step (s).
+	Dt float64
+
+	// VelocityIterations is the number of sequential-impulse sweeps over
+	// the contacts for velocities (normal, friction, restitution).
+	VelocityIterations int
+	// PositionIterations is the number of sweeps of the split-impulse
+	// (pseudo-velocity) position correction; 0 turns position correction
+	// off.
+	PositionIterations int
+	// Slop is the penetration depth (m) left uncorrected, so that resting
+	// contacts persist from step to step.
+	Slop float64
+	// CorrectionRate is the share of the penetration beyond Slop that
+	// position correction removes per step (Baumgarte's β, Bullet's ERP),
+	// in (0, 1].
+	CorrectionRate float64
+	// MaxCorrectionVelocity caps the pseudo-velocity (m/s) that position
+	// correction asks of one contact: concave shapes can meet deeply after
+	// an impact, and removing such depths in one step would throw bodies
+	// apart.
+	MaxCorrectionVelocity float64
+	// RestitutionThreshold is the approach speed (m/s) below which contacts
+	// do not bounce.
+	RestitutionThreshold float64
+	// WarmStart scales the impulses carried over from the previous step
+	// (1: all of them, 0: none). In [0, 1].
+	WarmStart float64
+
+	// LinearDamping and AngularDamping (1/s) slow dynamic bodies:
+	// v ← v / (1 + Dt·damping) every step. 0 is none.
+	LinearDamping, AngularDamping float64
+
+	// Sleeping. A body is still when its speed is under LinearSleep (m/s)
+	// and its angular speed under AngularSleep (rad/s); an island (bodies
+	// linked by contacts) falls asleep when every body in it has been still
+	// for TimeToSleep (s). DisableSleep keeps every body awake.
+	LinearSleep, AngularSleep float64
+	TimeToSleep               float64
+	DisableSleep              bool
+
+	// MarginFactor grows each dynamic body's world bounding box, for the
+	// broad phase, by MarginFactor × its shape's Size plus the distance
+	// its speed covers in one step. The default (0.1) is the predictive
+	// algorithm's default distanceExtension, so a pair reaches the narrow
+	// phase before its bodies touch and prediction can see it coming.
+	MarginFactor float64
+
+	// Backend is the narrow phase. Nil: NewWorld creates
+	// cpubackend.New(Params) with Workers workers (GOMAXPROCS when 0) and
+	// Logger, and Close closes it. A backend given here is not closed by
+	// the world.
+	Backend narrow.Backend
+	// Params configures the backend NewWorld creates (ignored with
+	// Backend). The zero value is irtcd's default: iterative + predictive,
+	// BVH, MTD re-projection, 4-point manifolds.
+	Params  narrow.Params
+	Workers int
+	// Logger receives the backend's logs (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the default configuration: gravity 9.81 m/s² along
+// −y, 1/60 s steps, 10 velocity and 4 position iterations, slop 5 mm,
+// correction rate 0.2 capped at 2 m/s, restitution threshold 1 m/s, full
+// warm starting, no damping, sleeping after 0.5 s under 0.05 m/s and
+// 0.1 rad/s, broad-phase margin 0.1 × shape size.
+func DefaultConfig() Config {
+	return Config{
+		Gravity:               mgl64.Vec3{0, -9.81, 0},
+		Dt:                    1.0 / 60,
+		VelocityIterations:    10,
+		PositionIterations:    4,
+		Slop:                  0.005,
+		CorrectionRate:        0.2,
+		MaxCorrectionVelocity: 2,
+		RestitutionThreshold:  1,
+		WarmStart:             1,
+		LinearSleep:           0.05,
+		AngularSleep:          0.1,
+		TimeToSleep:           0.5,
+		MarginFactor:          0.1,
+	}
+}
+
+// Validate reports the first out-of-range field.
+func (c *Config) Validate() error {
+	bad := func(name string, v any) error { return fmt.Errorf("%w: %s = %v", ErrBadConfig, name, v) }
+	switch {
+	case !finiteVec(c.Gravity):
+		return bad("Gravity", c.Gravity)
+	case !finite(c.Dt) || !(c.Dt > 0):
+		return bad("Dt", c.Dt)
+	case c.VelocityIterations < 1:
+		return bad("VelocityIterations", c.VelocityIterations)
+	case c.PositionIterations < 0:
+		return bad("PositionIterations", c.PositionIterations)
+	case !finite(c.Slop) || c.Slop < 0:
+		return bad("Slop", c.Slop)
+	case !finite(c.CorrectionRate) || !(c.CorrectionRate > 0) || c.CorrectionRate > 1:
+		return bad("CorrectionRate", c.CorrectionRate)
+	case !finite(c.MaxCorrectionVelocity) || !(c.MaxCorrectionVelocity > 0):
+		return bad("MaxCorrectionVelocity", c.MaxCorrectionVelocity)
+	case !finite(c.RestitutionThreshold) || c.RestitutionThreshold < 0:
+		return bad("RestitutionThreshold", c.RestitutionThreshold)
+	case !finite(c.WarmStart) || c.WarmStart < 0 || c.WarmStart > 1:
+		return bad("WarmStart", c.WarmStart)
+	case !finite(c.LinearDamping) || c.LinearDamping < 0:
+		return bad("LinearDamping", c.LinearDamping)
+	case !finite(c.AngularDamping) || c.AngularDamping < 0:
+		return bad("AngularDamping", c.AngularDamping)
+	case !finite(c.LinearSleep) || c.LinearSleep < 0:
+		return bad("LinearSleep", c.LinearSleep)
+	case !finite(c.AngularSleep) || c.AngularSleep < 0:
+		return bad("AngularSleep", c.AngularSleep)
+	case !finite(c.TimeToSleep) || c.TimeToSleep < 0:
+		return bad("TimeToSleep", c.TimeToSleep)
+	case !finite(c.MarginFactor) || c.MarginFactor < 0:
+		return bad("MarginFactor", c.MarginFactor)
+	case c.Workers < 0:
+		return bad("Workers", c.Workers)
+	}
+	return nil
+}

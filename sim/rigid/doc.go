@@ -1,0 +1,97 @@
+// Package rigid is a compact 3D rigid-body world in pure Go whose narrow
+// phase is irtcd: a broad phase produces the step's pairs, one
+// adapter.Batch (the engine-neutral glue the box2d adapter uses too) turns
+// them into a single narrow.Backend.Detect call, and a sequential-impulse
+// solver consumes the contacts (P, pd, d) through the backend's reduced
+// manifolds. It exists to run the papers' 3D scenes (package
+// sim/scene3d); it is small, deterministic and allocation-free in steady
+// state, not a general-purpose engine (no joints, no continuous collision,
+// no kinematic bodies).
+//
+// # A step
+//
+// World.Step advances by the fixed time step Config.Dt (1/60 s):
+//
+//  1. Broad phase: sweep-and-prune on x over the bodies' world boxes
+//     (narrow.AABB.Transformed of the shape's bounds), each dynamic box
+//     grown by MarginFactor × its shape's Size plus the distance its speed
+//     covers in a step. Pairs with no awake dynamic body (static-static,
+//     static-sleeping, sleeping-sleeping) are skipped. Pairs are sorted by
+//     ID, PairID(a, b) = lo<<32 | hi, a stable function of the two body
+//     IDs under which the backend keeps the pair's iterative state.
+//  2. Narrow phase: every pair goes into one adapter.Batch at the poses of
+//     the start of the step; Batch.Run is the step's only Detect call.
+//     Shapes are registered once (AddBody registers a shape the first time
+//     it sees it).
+//  3. Waking: a pair with a contact between an awake body and a sleeping
+//     one wakes the sleeping body's island (every body that fell asleep
+//     with it). Woken bodies stay still, as if static, until the end of
+//     the step (their pairs with other sleeping or static bodies were not
+//     detected this step) and move from the next one.
+//  4. Velocities: gravity and damping; then the contact solver.
+//  5. Positions: semi-implicit Euler, the centre of mass by Dt·(v + split
+//     pseudo-velocity), the orientation by q ← normalise(q + ½·Dt·(0, ω)·q).
+//     A body's pose is its shape's local origin (narrow.Pose, as the
+//     narrow phase takes it); the world keeps the centre of mass, from
+//     Shape.MassProps, and derives the pose as com − R·centroid.
+//  6. Sleeping: islands by union-find over the step's contacts between
+//     dynamic bodies (static bodies do not link islands); an island falls
+//     asleep, velocities zeroed, when every body in it has been under
+//     LinearSleep and AngularSleep for TimeToSleep (0.5 s).
+//
+// # From irtcd contacts to solver points
+//
+// A narrow.Contact comes from vertex Vertex of body From of the pair; P is
+// that vertex, inside (or on) the other body, and moving the From body by
+// Depth·Dir brings P onto the other body's surface. The world makes body
+// A of every pair the one with the lower ID, so narrow.Manifold.Normal,
+// which points from B towards A, is the solver's normal n, and an impulse
+// +λ·n acts on A and −λ·n on B. For each point of each manifold (the
+// backend's reduction, 4 points per manifold by default; concave pairs give
+// several manifolds, one per normal cluster) the solver uses
+//
+//   - the normal n of the manifold (so that the points of one manifold
+//     share a friction frame), not the point's own direction;
+//   - the depth along n: Depth · (NormalA · n), at least 0;
+//   - the point where impulses act: P + ½·Depth·Dir, the midpoint between
+//     the vertex and its re-projection on the other body's surface, so
+//     that both bodies see the contact at the same place whichever of them
+//     the vertex belongs to.
+//
+// # The solver
+//
+// Sequential impulses after Catto (GDC 2005-2009, Box2D): every point has
+// a normal row and two tangent rows, with accumulated impulses clamped as
+// a whole (λn ≥ 0; the friction impulse inside the disc of radius μ·λn, a
+// round cone, so sliding starts at tan θ = μ whatever the tangents' axes).
+// Friction is √(μa·μb), restitution max(ea, eb), applied as a target
+// normal velocity −e·vn when the approach speed vn measured before the
+// iterations exceeds RestitutionThreshold. Warm starting carries each
+// point's normal and friction impulses to the next step when the point
+// reappears: points are keyed by (pair ID, From, Vertex), which irtcd
+// keeps stable from step to step, and matched by a merge of two sorted
+// lists. Penetration is removed by split impulses (Bullet's and Box2D's
+// "pseudo-velocities"): PositionIterations sweeps of the normal rows on
+// velocities that start from zero each step, with the target
+// CorrectionRate/Dt × (depth − Slop) capped at MaxCorrectionVelocity
+// (concave shapes can meet deeply after an impact, and pushing them apart
+// in one step would throw them), which move the bodies but are then
+// forgotten, so position correction adds no kinetic energy.
+//
+// # Determinism
+//
+// The same bodies added in the same order with the same configuration give
+// bit-identical trajectories whatever GOMAXPROCS and the backend's number
+// of workers: the CPU backend's output does not depend on scheduling, and
+// every loop here runs in a fixed order (bodies by ID, pairs by ID, points
+// by key; no map is iterated).
+//
+// # Costs and errors
+//
+// Once its buffers have grown, a step allocates nothing. Bad input is
+// reported, never a panic: AddBody returns a *BodyError naming the body
+// (ErrNilShape, ErrNotMesh, ErrBadPose, ErrBadDensity, ErrBadMaterial,
+// ErrBadVelocity, ErrBadMass); Step returns ctx's error, a *PairError for
+// a pair the backend rejected (both leave the bodies untouched) or a
+// *BodyError wrapping ErrDiverged.
+package rigid

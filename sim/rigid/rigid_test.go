@@ -1,0 +1,352 @@
+package rigid_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/rigid"
+)
+
+// newWorld returns a world with the default configuration (one worker
+// unless cfg says otherwise) and a static ground box whose top is y = 0.
+func newWorld(t testing.TB, change func(*rigid.Config)) (*rigid.World, rigid.BodyID) {
+	t.Helper()
+	cfg := rigid.DefaultConfig()
+	cfg.Workers = 1
+	if change != nil {
+		change(&cfg)
+	}
+	w, err := rigid.NewWorld(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	ground, err := narrow.NewBox(mgl64.Vec3{-50, -1, -50}, mgl64.Vec3{50, 0, 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := rigid.NewBodyDef(ground, narrow.Identity)
+	def.Static = true
+	def.Name = "ground"
+	g, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, g
+}
+
+// box returns a box shape of half extents h centred on its origin.
+func box(t testing.TB, h mgl64.Vec3) *narrow.Shape {
+	t.Helper()
+	s, err := narrow.NewBox(h.Mul(-1), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func at(x, y, z float64) narrow.Pose {
+	return narrow.Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()}
+}
+
+func run(t testing.TB, w *rigid.World, steps int) {
+	t.Helper()
+	for i := 0; i < steps; i++ {
+		if err := w.Step(context.Background()); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+}
+
+func TestBoxRestsOnGround(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), at(0.3, 0.8, -0.2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slept := -1
+	for i := 0; i < 300; i++ {
+		run(t, w, 1)
+		if slept < 0 && w.Body(id).Sleeping() {
+			slept = i
+		}
+	}
+	b := w.Body(id)
+	y := b.CenterOfMass()[1]
+	t.Logf("height %.5f, slept at step %d, v %v, w %v, stats %+v", y, slept, b.LinearVelocity(), b.AngularVelocity(), w.Stats())
+	if math.Abs(y-0.5) > 0.006 {
+		t.Errorf("box centre at %.5f, want 0.5 ± 0.006", y)
+	}
+	if !b.Sleeping() {
+		t.Errorf("box is not asleep after 5 s")
+	}
+}
+
+func TestSpinningBoxSettles(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	def := rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.25, 0.4}), at(0, 1.5, 0))
+	def.AngularVelocity = mgl64.Vec3{3, 5, -2}
+	def.LinearVelocity = mgl64.Vec3{1, 0, 0.5}
+	id, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slept := -1
+	for i := 0; i < 600 && slept < 0; i++ {
+		run(t, w, 1)
+		if w.Body(id).Sleeping() {
+			slept = i
+		}
+	}
+	b := w.Body(id)
+	y := b.CenterOfMass()[1]
+	t.Logf("slept at step %d, height %.5f, pose %v", slept, y, b.Pose())
+	if slept < 0 {
+		t.Fatalf("spinning box still awake after 10 s: v %v, w %v", b.LinearVelocity(), b.AngularVelocity())
+	}
+	// It rests on one of its faces: its centre is one half extent up.
+	best := math.Inf(1)
+	for _, h := range []float64{0.5, 0.25, 0.4} {
+		best = math.Min(best, math.Abs(y-h))
+	}
+	if best > 0.006 {
+		t.Errorf("box centre at %.5f, want a half extent (0.25, 0.4, 0.5) ± 0.006", y)
+	}
+}
+
+func TestBoxStack(t *testing.T) {
+	// Each box is a little narrower than the one below: ray-traced
+	// detection works from vertices, and the corners of equal boxes lie
+	// exactly on each other's edges, where a ray may hit either side.
+	w, _ := newWorld(t, nil)
+	var ids []rigid.BodyID
+	y := 0.0
+	for i := 0; i < 5; i++ {
+		h := 0.5 - 0.05*float64(i)
+		id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{h, 0.5, h}), at(0, y+0.5, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y += 1
+		ids = append(ids, id)
+	}
+	run(t, w, 300)
+	for i, id := range ids {
+		c := w.Body(id).CenterOfMass()
+		want := 0.5 + float64(i)
+		if math.Abs(c[1]-want) > 0.005*float64(i+2) || math.Hypot(c[0], c[2]) > 0.01 {
+			t.Errorf("box %d at %v, want (0, %.3f, 0)", i, c, want)
+		}
+	}
+	top := w.Body(ids[4])
+	t.Logf("top %v, sleeping %v", top.CenterOfMass(), top.Sleeping())
+	if !top.Sleeping() {
+		t.Errorf("stack still awake after 5 s")
+	}
+}
+
+// incline adds a static slab tilted by angle (radians) about z and a box
+// resting on it, and returns the box's ID and the slope's downhill
+// direction.
+func incline(t *testing.T, angle, mu float64) (*rigid.World, rigid.BodyID, mgl64.Vec3) {
+	w, _ := newWorld(t, nil)
+	q := mgl64.QuatRotate(angle, mgl64.Vec3{0, 0, 1})
+	slab := rigid.NewBodyDef(box(t, mgl64.Vec3{5, 0.25, 2}), narrow.Pose{Pos: mgl64.Vec3{0, 4, 0}, Rot: q})
+	slab.Static = true
+	slab.Friction = mu
+	if _, err := w.AddBody(slab); err != nil {
+		t.Fatal(err)
+	}
+	up := q.Rotate(mgl64.Vec3{0, 1, 0})
+	pos := mgl64.Vec3{0, 4, 0}.Add(up.Mul(0.25 + 0.25))
+	def := rigid.NewBodyDef(box(t, mgl64.Vec3{0.25, 0.25, 0.25}), narrow.Pose{Pos: pos, Rot: q})
+	def.Friction = mu
+	id, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := q.Rotate(mgl64.Vec3{-1, 0, 0})
+	return w, id, down
+}
+
+func TestFrictionIncline(t *testing.T) {
+	const mu = 0.5 // atan(0.5) = 26.6°
+	for _, c := range []struct {
+		deg   float64
+		slide bool
+	}{{15, false}, {22, false}, {31, true}, {40, true}} {
+		w, id, down := incline(t, c.deg*math.Pi/180, mu)
+		p0 := w.Body(id).CenterOfMass()
+		run(t, w, 120)
+		moved := w.Body(id).CenterOfMass().Sub(p0).Dot(down)
+		t.Logf("%v°: moved %.4f m downhill in 2 s", c.deg, moved)
+		if c.slide && moved < 0.5 {
+			t.Errorf("%v° > atan(%v): box moved %.4f m, want it to slide", c.deg, mu, moved)
+		}
+		if !c.slide && math.Abs(moved) > 0.02 {
+			t.Errorf("%v° < atan(%v): box moved %.4f m, want it to stay", c.deg, mu, moved)
+		}
+	}
+}
+
+func TestRestitution(t *testing.T) {
+	const e, h0 = 0.6, 1.0
+	w, _ := newWorld(t, nil)
+	def := rigid.NewBodyDef(box(t, mgl64.Vec3{0.25, 0.25, 0.25}), at(0, 0.25+h0, 0))
+	def.Restitution = e
+	id, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fall, bounce, and record the highest point after the first bounce.
+	bounced, peak := false, 0.0
+	for i := 0; i < 150; i++ {
+		run(t, w, 1)
+		b := w.Body(id)
+		if b.LinearVelocity()[1] > 0 {
+			bounced = true
+		}
+		if bounced {
+			peak = math.Max(peak, b.CenterOfMass()[1]-0.25)
+			if b.LinearVelocity()[1] < 0 && b.CenterOfMass()[1] < peak+0.25-0.01 {
+				break
+			}
+		}
+	}
+	t.Logf("bounce height %.4f, want about e²·h = %.4f", peak, e*e*h0)
+	if math.Abs(peak-e*e*h0) > 0.1*e*e*h0 {
+		t.Errorf("bounce height %.4f, want %.4f ± 10%%", peak, e*e*h0)
+	}
+}
+
+// pile drops a 3×3×2 grid of bunnies (and boxes) onto the ground.
+func pile(t testing.TB, change func(*rigid.Config)) *rigid.World {
+	t.Helper()
+	w, _ := newWorld(t, change)
+	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cube := box(t, mgl64.Vec3{0.4, 0.4, 0.4})
+	for i := 0; i < 18; i++ {
+		s := bunny
+		if i%3 == 1 {
+			s = cube
+		}
+		q := mgl64.QuatRotate(float64(i)*0.7, mgl64.Vec3{1, float64(i % 2), 0.5}.Normalize())
+		pos := mgl64.Vec3{float64(i%3)*2.4 - 2.4, 1.5 + float64(i/9)*2.4, float64((i/3)%3)*2.4 - 2.4}
+		if _, err := w.AddBody(rigid.NewBodyDef(s, narrow.Pose{Pos: pos, Rot: q})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func TestSteadyStateAllocations(t *testing.T) {
+	w := pile(t, func(c *rigid.Config) { c.DisableSleep = true })
+	run(t, w, 240) // land and settle; buffers reach their size
+	allocs := testing.AllocsPerRun(60, func() {
+		if err := w.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.2f allocations per step, %d pairs, %d points", allocs, w.Stats().Pairs, w.Stats().Points)
+	if allocs > 0.5 {
+		t.Errorf("%.2f allocations per steady-state step, want none", allocs)
+	}
+}
+
+func TestWakeIsland(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	lower, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{1, 0.5, 1}), at(0, 0.5, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	upper, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.8, 0.5, 0.8}), at(0, 1.5, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	aside, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), at(5, 0.5, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 120)
+	for _, id := range []rigid.BodyID{lower, upper, aside} {
+		if !w.Body(id).Sleeping() {
+			t.Fatalf("body %d awake after 2 s at rest", id)
+		}
+	}
+	if w.Stats().Pairs != 0 {
+		t.Errorf("%d narrow-phase pairs while everything sleeps, want 0", w.Stats().Pairs)
+	}
+	// A box dropped on the upper one wakes the stack (one island), not
+	// the box aside.
+	def := rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.3, 0.3}), at(0.2, 3, 0.1))
+	def.LinearVelocity = mgl64.Vec3{0, -3, 0}
+	drop, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	woken := false
+	for i := 0; i < 60 && !woken; i++ {
+		run(t, w, 1)
+		woken = !w.Body(lower).Sleeping() && !w.Body(upper).Sleeping()
+		if !w.Body(lower).Sleeping() != !w.Body(upper).Sleeping() {
+			t.Fatalf("step %d: only one box of the sleeping stack woke", i)
+		}
+	}
+	if !woken {
+		t.Fatalf("the falling box did not wake the stack")
+	}
+	if !w.Body(aside).Sleeping() {
+		t.Errorf("the box aside woke")
+	}
+	run(t, w, 180)
+	for _, id := range []rigid.BodyID{lower, upper, drop} {
+		b := w.Body(id)
+		if !b.Sleeping() {
+			t.Errorf("body %d awake 3 s after the impact", id)
+		}
+	}
+	if y := w.Body(upper).CenterOfMass()[1]; math.Abs(y-1.5) > 0.015 {
+		t.Errorf("upper box at height %.4f after the impact, want 1.5", y)
+	}
+}
+
+// TestOffCentreShape drops a box whose local origin is a corner: the world
+// integrates the centre of mass and keeps the pose (the shape's origin)
+// consistent with it.
+func TestOffCentreShape(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	s, err := narrow.NewBox(mgl64.Vec3{0, 0, 0}, mgl64.Vec3{1, 0.6, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := rigid.NewBodyDef(s, narrow.Pose{Pos: mgl64.Vec3{2, 1.5, -1}, Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{1, 0, 1}.Normalize())})
+	def.AngularVelocity = mgl64.Vec3{0, 2, 0}
+	id, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := w.Body(id)
+	if c := b.LocalCenterOfMass(); c.Sub(mgl64.Vec3{0.5, 0.3, 0.4}).Len() > 1e-12 {
+		t.Fatalf("local centre of mass %v, want (0.5, 0.3, 0.4)", c)
+	}
+	run(t, w, 240)
+	p := b.Pose()
+	if d := p.Pos.Add(p.Rot.Rotate(b.LocalCenterOfMass())).Sub(b.CenterOfMass()).Len(); d > 1e-12 {
+		t.Errorf("pose and centre of mass disagree by %g", d)
+	}
+	y := b.CenterOfMass()[1]
+	best := math.Inf(1)
+	for _, h := range []float64{0.5, 0.3, 0.4} {
+		best = math.Min(best, math.Abs(y-h))
+	}
+	if best > 0.006 || !b.Sleeping() {
+		t.Errorf("centre of mass at height %.4f (asleep %v), want a half extent (0.3, 0.4, 0.5) and asleep", y, b.Sleeping())
+	}
+}

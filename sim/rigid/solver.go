@@ -1,0 +1,370 @@
+package rigid
+
+import (
+	"math"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// v3 is the solver's vector: a struct (unlike mgl64.Vec3, an array), so
+// that the compiler keeps its components in registers in the hot loops.
+type v3 struct{ x, y, z float64 }
+
+func vec(a mgl64.Vec3) v3            { return v3{a[0], a[1], a[2]} }
+func (a v3) vec3() mgl64.Vec3        { return mgl64.Vec3{a.x, a.y, a.z} }
+func (a v3) sub(b v3) v3             { return v3{a.x - b.x, a.y - b.y, a.z - b.z} }
+func (a v3) scale(s float64) v3      { return v3{a.x * s, a.y * s, a.z * s} }
+func (a v3) dot(b v3) float64        { return a.x*b.x + a.y*b.y + a.z*b.z }
+func (a v3) madd(b v3, s float64) v3 { return v3{a.x + b.x*s, a.y + b.y*s, a.z + b.z*s} }
+
+// contact is one manifold point in the solver.
+type contact struct {
+	a, b   int32  // bodies: a is the pair's A (lower ID), b its B
+	pair   uint64 // warm-starting key: (pair, side, vertex)
+	side   uint8
+	vertex int32
+
+	p     mgl64.Vec3 // world point where impulses act
+	depth float64    // penetration along n
+
+	// The directions: n (unit, from B towards A), then tangents t1, t2,
+	// with (t1, t2, n) orthonormal; per direction d, rA×d and rB×d and
+	// the world inverse inertias applied to them, so that an iteration
+	// needs no matrix.
+	d      [3]v3
+	ra, rb [3]v3
+	ia, ib [3]v3
+
+	mu     float64    // combined friction
+	m      [3]float64 // effective masses along the directions
+	bounce float64    // normal velocity target from restitution
+	bias   float64    // pseudo-velocity target of position correction
+
+	ln, lt1, lt2 float64 // accumulated impulses: normal, tangents
+	lp           float64 // accumulated pseudo-impulse
+}
+
+// velocity is a body's velocity in the solver.
+type velocity struct {
+	v, w v3
+	im   float64 // effective inverse mass
+}
+
+// rel returns the velocity of A's material point relative to B's at c,
+// along direction k.
+func (c *contact) rel(a, b *velocity, k int) float64 {
+	return c.d[k].dot(a.v.sub(b.v)) + a.w.dot(c.ra[k]) - b.w.dot(c.rb[k])
+}
+
+// push applies impulse l along direction k to A and −l to B.
+func (c *contact) push(a, b *velocity, k int, l float64) {
+	a.v = a.v.madd(c.d[k], l*a.im)
+	b.v = b.v.madd(c.d[k], -l*b.im)
+	a.w = a.w.madd(c.ia[k], l)
+	b.w = b.w.madd(c.ib[k], -l)
+}
+
+// warmImpulse is a point's impulse kept for the next step.
+type warmImpulse struct {
+	pair   uint64
+	side   uint8
+	vertex int32
+	ln     float64
+	lt     mgl64.Vec3 // friction impulse as a world vector
+}
+
+// keyCmp orders points by (pair, side, vertex).
+func keyCmp(pa uint64, sa uint8, va int32, pb uint64, sb uint8, vb int32) int {
+	switch {
+	case pa != pb:
+		if pa < pb {
+			return -1
+		}
+		return 1
+	case sa != sb:
+		return int(sa) - int(sb)
+	case va != vb:
+		if va < vb {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// wakeTouched wakes the sleeping islands that an awake body touches: a
+// pair with at least one contact between a body awake at the start of the
+// step and a sleeping one wakes the sleeping body's whole island. Woken
+// bodies keep still until the end of the step (their pairs with other
+// sleeping or static bodies were not detected) and move from the next one.
+func (w *World) wakeTouched(res []narrow.PairResult) {
+	if len(w.wake) < len(w.bodies) {
+		w.wake = make([]bool, len(w.bodies))
+	}
+	found := false
+	for i := range res {
+		if len(res[i].Contacts) == 0 {
+			continue
+		}
+		a, b := &w.bodies[w.pairs[i].A], &w.bodies[w.pairs[i].B]
+		switch {
+		case a.sleeping && b.Awake():
+			w.wake[a.island], found = true, true
+		case b.sleeping && a.Awake():
+			w.wake[b.island], found = true, true
+		}
+	}
+	if !found {
+		return
+	}
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		if b.sleeping && w.wake[b.island] {
+			b.sleeping, b.woken, b.island, b.stillTime = false, true, -1, 0
+			w.stats.Woken++
+		}
+	}
+	clear(w.wake)
+}
+
+// prepareBodies integrates gravity and damping into the velocities of the
+// moving bodies and sets every body's effective inverse mass and world
+// inverse inertia (R·I⁻¹·Rᵀ) for the step: zero for static, sleeping and
+// just-woken bodies, which the solver treats as immovable.
+func (w *World) prepareBodies() {
+	dt := w.cfg.Dt
+	dv := w.cfg.Gravity.Mul(dt)
+	ld := 1 / (1 + dt*w.cfg.LinearDamping)
+	ad := 1 / (1 + dt*w.cfg.AngularDamping)
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		b.vp, b.wp = mgl64.Vec3{}, mgl64.Vec3{}
+		if !b.Awake() || b.woken {
+			b.im, b.iiw = 0, mat3{}
+			if b.woken {
+				b.v, b.w = mgl64.Vec3{}, mgl64.Vec3{}
+			}
+			continue
+		}
+		b.im = b.invMass
+		b.iiw = rotateSym(&b.rot, &b.invInertia)
+		b.v = b.v.Add(dv).Mul(ld)
+		b.w = b.w.Mul(ad)
+	}
+}
+
+// buildContacts turns the pairs' manifolds into solver points, records the
+// step's contact statistics, warm-starts the points from the previous step
+// and applies the warm-start impulses.
+func (w *World) buildContacts(res []narrow.PairResult) {
+	st := &w.stats
+	w.contacts = w.contacts[:0]
+	for i := range res {
+		r := &res[i]
+		if len(r.Contacts) > 0 {
+			st.ContactPairs++
+		}
+		st.Contacts += len(r.Contacts)
+		for k := range r.Contacts {
+			d := r.Contacts[k].Depth
+			st.DepthSum += d
+			st.DepthMax = max(st.DepthMax, d)
+		}
+		if len(r.Manifolds) == 0 {
+			continue
+		}
+		ia, ib := int32(w.pairs[i].A), int32(w.pairs[i].B)
+		a, b := &w.bodies[ia], &w.bodies[ib]
+		if a.im == 0 && b.im == 0 {
+			continue // nothing moves (a pair of woken bodies)
+		}
+		mu := math.Sqrt(a.friction * b.friction)
+		c0 := len(w.contacts)
+		for _, m := range r.Manifolds {
+			nl := m.Normal.Len()
+			if !(nl > 0) || !finite(nl) {
+				continue
+			}
+			n := m.Normal.Mul(1 / nl)
+			t1, t2 := tangents(n)
+			st.Manifolds++
+			for k := range m.Points {
+				pt := &m.Points[k]
+				depth := max(0, pt.Depth*pt.NormalA().Dot(n))
+				w.contacts = append(w.contacts, contact{
+					a: ia, b: ib, pair: r.ID, side: uint8(pt.From), vertex: pt.Vertex,
+					// The vertex P lies inside the other body and
+					// P + Depth·Dir on its surface: act at the midpoint.
+					p:     pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth)),
+					d:     [3]v3{vec(n), vec(t1), vec(t2)},
+					depth: depth, mu: mu,
+				})
+			}
+		}
+		// Sort the pair's points by (side, vertex): pairs come in ID
+		// order, so the whole list is sorted by key for warm starting.
+		cs := w.contacts[c0:]
+		for x := 1; x < len(cs); x++ {
+			for y := x; y > 0 && keyCmp(0, cs[y].side, cs[y].vertex, 0, cs[y-1].side, cs[y-1].vertex) < 0; y-- {
+				cs[y], cs[y-1] = cs[y-1], cs[y]
+			}
+		}
+	}
+	st.Points = len(w.contacts)
+
+	dt := w.cfg.Dt
+	rate := w.cfg.CorrectionRate / dt
+	ws := w.cfg.WarmStart
+	j := 0
+	for i := range w.contacts {
+		c := &w.contacts[i]
+		a, b := &w.bodies[c.a], &w.bodies[c.b]
+		ra, rb := c.p.Sub(a.com), c.p.Sub(b.com)
+		for k := range c.d {
+			d := c.d[k].vec3()
+			xa, xb := ra.Cross(d), rb.Cross(d)
+			ia, ib := a.iiw.mulVec(xa), b.iiw.mulVec(xb)
+			c.ra[k], c.rb[k], c.ia[k], c.ib[k] = vec(xa), vec(xb), vec(ia), vec(ib)
+			if kk := a.im + b.im + xa.Dot(ia) + xb.Dot(ib); kk > 0 {
+				c.m[k] = 1 / kk
+			}
+		}
+		vn := c.d[0].dot(vec(a.v).sub(vec(b.v))) + vec(a.w).dot(c.ra[0]) - vec(b.w).dot(c.rb[0])
+		if vn < -w.cfg.RestitutionThreshold {
+			c.bounce = -math.Max(a.restitution, b.restitution) * vn
+		}
+		if c.depth > w.cfg.Slop {
+			c.bias = math.Min(rate*(c.depth-w.cfg.Slop), w.cfg.MaxCorrectionVelocity)
+		}
+		// Merge-join with last step's impulses (both sorted by key).
+		for j < len(w.warm) && keyCmp(w.warm[j].pair, w.warm[j].side, w.warm[j].vertex, c.pair, c.side, c.vertex) < 0 {
+			j++
+		}
+		if ws > 0 && j < len(w.warm) && keyCmp(w.warm[j].pair, w.warm[j].side, w.warm[j].vertex, c.pair, c.side, c.vertex) == 0 {
+			h := &w.warm[j]
+			c.ln = ws * h.ln
+			c.lt1 = ws * vec(h.lt).dot(c.d[1])
+			c.lt2 = ws * vec(h.lt).dot(c.d[2])
+		}
+	}
+}
+
+// solve runs the sequential-impulse iterations on the bodies' velocities:
+// warm starting, then velocities (friction, then the normal impulse with
+// restitution, each accumulated and clamped), then the split-impulse
+// position correction on pseudo-velocities, which integrate moves the
+// bodies by and then forgets.
+func (w *World) solve() {
+	// The solver works on a compact copy of the velocities.
+	vel := slices.Grow(w.vel[:0], len(w.bodies))[:len(w.bodies)]
+	w.vel = vel
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		vel[i] = velocity{v: vec(b.v), w: vec(b.w), im: b.im}
+	}
+	for i := range w.contacts {
+		c := &w.contacts[i]
+		if c.ln != 0 || c.lt1 != 0 || c.lt2 != 0 {
+			a, b := &vel[c.a], &vel[c.b]
+			c.push(a, b, 0, c.ln)
+			c.push(a, b, 1, c.lt1)
+			c.push(a, b, 2, c.lt2)
+		}
+	}
+	for it := 0; it < w.cfg.VelocityIterations; it++ {
+		for i := range w.contacts {
+			c := &w.contacts[i]
+			a, b := &vel[c.a], &vel[c.b]
+			av, aw, bv, bw := a.v, a.w, b.v, b.w
+			dv := av.sub(bv)
+
+			// Friction: both tangents at once, the accumulated impulse
+			// clamped to the disc of radius μ·λn (a round cone, so the
+			// sliding threshold does not depend on the tangents' axes).
+			n1 := c.lt1 - c.m[1]*(c.d[1].dot(dv)+aw.dot(c.ra[1])-bw.dot(c.rb[1]))
+			n2 := c.lt2 - c.m[2]*(c.d[2].dot(dv)+aw.dot(c.ra[2])-bw.dot(c.rb[2]))
+			lim := c.mu * c.ln
+			if l2 := n1*n1 + n2*n2; l2 > lim*lim {
+				s := 0.0
+				if l2 > 0 {
+					s = lim / math.Sqrt(l2)
+				}
+				n1, n2 = n1*s, n2*s
+			}
+			d1, d2 := n1-c.lt1, n2-c.lt2
+			c.lt1, c.lt2 = n1, n2
+			p := c.d[1].scale(d1).madd(c.d[2], d2)
+			av = av.madd(p, a.im)
+			bv = bv.madd(p, -b.im)
+			aw = aw.madd(c.ia[1], d1).madd(c.ia[2], d2)
+			bw = bw.madd(c.ib[1], -d1).madd(c.ib[2], -d2)
+
+			// Normal: non-penetration with the restitution target.
+			vn := c.d[0].dot(av.sub(bv)) + aw.dot(c.ra[0]) - bw.dot(c.rb[0])
+			nl := math.Max(c.ln+c.m[0]*(c.bounce-vn), 0)
+			d := nl - c.ln
+			c.ln = nl
+			a.v = av.madd(c.d[0], d*a.im)
+			a.w = aw.madd(c.ia[0], d)
+			b.v = bv.madd(c.d[0], -d*b.im)
+			b.w = bw.madd(c.ib[0], -d)
+		}
+	}
+	for i := range w.bodies {
+		if b := &w.bodies[i]; b.im != 0 {
+			b.v, b.w = vel[i].v.vec3(), vel[i].w.vec3()
+		}
+		vel[i].v, vel[i].w = v3{}, v3{}
+	}
+	// Split impulse: the same normal constraints on pseudo-velocities
+	// that start from zero, with the position error as target.
+	for it := 0; it < w.cfg.PositionIterations; it++ {
+		for i := range w.contacts {
+			c := &w.contacts[i]
+			a, b := &vel[c.a], &vel[c.b]
+			nl := math.Max(c.lp+c.m[0]*(c.bias-c.rel(a, b, 0)), 0)
+			if d := nl - c.lp; d != 0 {
+				c.lp = nl
+				c.push(a, b, 0, d)
+			}
+		}
+	}
+	for i := range w.bodies {
+		w.bodies[i].vp, w.bodies[i].wp = vel[i].v.vec3(), vel[i].w.vec3()
+	}
+	// Keep the impulses for the next step, in key order.
+	w.warmNext = w.warmNext[:0]
+	for i := range w.contacts {
+		c := &w.contacts[i]
+		w.warmNext = append(w.warmNext, warmImpulse{pair: c.pair, side: c.side, vertex: c.vertex,
+			ln: c.ln, lt: c.d[1].scale(c.lt1).madd(c.d[2], c.lt2).vec3()})
+	}
+	w.warm, w.warmNext = w.warmNext, w.warm
+}
+
+// integrate moves the moving bodies with semi-implicit Euler: the centre
+// of mass by Dt·(v + pseudo-velocity), the orientation by the quaternion
+// derivative ½·(0, ω + pseudo-ω)·q, renormalised.
+func (w *World) integrate() error {
+	dt := w.cfg.Dt
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		if b.im == 0 {
+			continue
+		}
+		b.com = b.com.Add(b.v.Add(b.vp).Mul(dt))
+		om := b.w.Add(b.wp)
+		q := b.pose.Rot
+		dq := mgl64.Quat{W: 0, V: om}.Mul(q)
+		q = normalizeQuat(mgl64.Quat{W: q.W + 0.5*dt*dq.W, V: q.V.Add(dq.V.Mul(0.5 * dt))})
+		b.rot = rotation(q)
+		b.pose = narrow.Pose{Pos: b.com.Sub(b.rot.mulVec(b.localCOM)), Rot: q}
+		if !finiteVec(b.com) || !finiteVec(b.v) || !finiteVec(b.w) || !finite(q.W) || !finiteVec(q.V) {
+			return &BodyError{Body: BodyID(i), Name: b.name, Err: ErrDiverged}
+		}
+	}
+	return nil
+}

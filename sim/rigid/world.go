@@ -1,0 +1,358 @@
+package rigid
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/adapter"
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// World is a 3D rigid-body world whose narrow phase is irtcd. It is not
+// safe for concurrent use; the narrow phase inside a step uses the
+// backend's workers.
+type World struct {
+	cfg      Config
+	backend  narrow.Backend
+	own      bool // the world created backend and closes it
+	batch    *adapter.Batch
+	closed   bool
+	steps    int
+	bodies   []Body
+	dynamics int // number of dynamic bodies
+
+	// Broad phase.
+	sapOrder []int32  // body indices sorted by aabb.Min.x, then index
+	keys     []uint64 // this step's pair IDs, sorted
+	pairs    []Pair   // this step's narrow-phase pairs, in key order
+
+	// Solver.
+	contacts []contact
+	warm     []warmImpulse // last step's impulses, sorted by key
+	warmNext []warmImpulse
+	vel      []velocity // per body, during solve
+
+	// Sleeping.
+	parent  []int32
+	minTime []float64
+	wake    []bool
+
+	stats StepStats
+}
+
+// Pair is one narrow-phase pair of a step: bodies A < B with the poses the
+// narrow phase saw (the poses at the start of the step).
+type Pair struct {
+	ID           uint64 // PairID(A, B)
+	A, B         BodyID
+	PoseA, PoseB narrow.Pose
+}
+
+// PairID returns the pair ID of bodies a and b: lo<<32 | hi. It is the ID
+// under which the backend keeps the pair's temporal state, and the order of
+// pairs in a step.
+func PairID(a, b BodyID) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(uint32(a))<<32 | uint64(uint32(b))
+}
+
+// StepStats describes the last step.
+type StepStats struct {
+	Narrow time.Duration // the narrow phase: adapter.Batch.Run around Backend.Detect
+	Total  time.Duration // the whole step (broad phase, narrow phase, solver, sleeping)
+	Detect narrow.Stats  // the backend's statistics (rays by kind, pairs standard/iterative)
+
+	Pairs        int     // narrow-phase pairs
+	ContactPairs int     // pairs with at least one contact
+	Contacts     int     // contacts of every pair (before manifold reduction)
+	DepthSum     float64 // sum of those contacts' depths: the step's total interpenetration
+	DepthMax     float64 // the deepest of them
+	Points       int     // manifold points handed to the solver
+	Manifolds    int     // manifolds handed to the solver
+
+	Awake int // dynamic bodies awake after the step
+	Woken int // bodies woken during the step
+	Slept int // bodies that fell asleep at the end of the step
+}
+
+// NewWorld returns an empty world. Close it when done.
+func NewWorld(cfg Config) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &World{cfg: cfg, backend: cfg.Backend}
+	if w.backend == nil {
+		var opts []cpubackend.Option
+		if cfg.Workers > 0 {
+			opts = append(opts, cpubackend.WithWorkers(cfg.Workers))
+		}
+		if cfg.Logger != nil {
+			opts = append(opts, cpubackend.WithLogger(cfg.Logger))
+		}
+		be, err := cpubackend.New(cfg.Params, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("rigid: %w", err)
+		}
+		w.backend, w.own = be, true
+	}
+	w.batch = adapter.NewBatch(w.backend)
+	return w, nil
+}
+
+// Config returns the world's configuration.
+func (w *World) Config() Config { return w.cfg }
+
+// Backend returns the narrow phase.
+func (w *World) Backend() narrow.Backend { return w.backend }
+
+// Batch returns the world's adapter batch (its last Run's results are the
+// last step's narrow phase).
+func (w *World) Batch() *adapter.Batch { return w.batch }
+
+// Close closes the backend if the world created it. The bodies stay
+// readable; Step fails afterwards.
+func (w *World) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.own {
+		if err := w.backend.Close(); err != nil {
+			return fmt.Errorf("rigid: %w", err)
+		}
+	}
+	return nil
+}
+
+// AddBody adds a body and returns its ID. Bad definitions are reported as
+// *BodyError naming the ID it would have had; the world is then unchanged.
+// The shape is registered with the narrow phase the first time it is seen.
+func (w *World) AddBody(d BodyDef) (BodyID, error) {
+	id := BodyID(len(w.bodies))
+	fail := func(err error) (BodyID, error) { return -1, &BodyError{Body: id, Name: d.Name, Err: err} }
+	if w.closed {
+		return fail(ErrClosed)
+	}
+	b, err := d.build()
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := w.batch.Register(d.Shape); err != nil {
+		return fail(err)
+	}
+	w.computeAABB(&b)
+	w.bodies = append(w.bodies, b)
+	w.sapOrder = append(w.sapOrder, int32(id))
+	if !b.static {
+		w.dynamics++
+	}
+	return id, nil
+}
+
+// NumBodies returns the number of bodies.
+func (w *World) NumBodies() int { return len(w.bodies) }
+
+// Body returns body id, or nil for an unknown ID. The pointer stays valid
+// until the next AddBody.
+func (w *World) Body(id BodyID) *Body {
+	if id < 0 || int(id) >= len(w.bodies) {
+		return nil
+	}
+	return &w.bodies[id]
+}
+
+func (w *World) body(id BodyID) (*Body, error) {
+	if id < 0 || int(id) >= len(w.bodies) {
+		return nil, &BodyError{Body: id, Err: ErrUnknownBody}
+	}
+	return &w.bodies[id], nil
+}
+
+// SetPose moves body id (the placement of its shape) and wakes it. A static
+// body may be moved too: it teleports (contacts see no velocity), and
+// sleeping bodies it now overlaps stay asleep until an awake body touches
+// them.
+func (w *World) SetPose(id BodyID, p narrow.Pose) error {
+	b, err := w.body(id)
+	if err != nil {
+		return err
+	}
+	pose, err := narrow.NewPose(p.Pos, p.Rot)
+	if err != nil {
+		return &BodyError{Body: id, Name: b.name, Err: err}
+	}
+	b.setPose(pose)
+	w.computeAABB(b)
+	w.Wake(id)
+	return nil
+}
+
+// SetVelocity sets body id's linear velocity (of its centre of mass) and
+// angular velocity (rad/s, world axes) and wakes it.
+func (w *World) SetVelocity(id BodyID, linear, angular mgl64.Vec3) error {
+	b, err := w.body(id)
+	if err != nil {
+		return err
+	}
+	if b.static {
+		return &BodyError{Body: id, Name: b.name, Err: ErrStatic}
+	}
+	if !finiteVec(linear) || !finiteVec(angular) {
+		return &BodyError{Body: id, Name: b.name, Err: fmt.Errorf("%w: linear %v, angular %v", ErrBadVelocity, linear, angular)}
+	}
+	b.v, b.w = linear, angular
+	w.Wake(id)
+	return nil
+}
+
+// Wake wakes body id and every body of the island it fell asleep with.
+func (w *World) Wake(id BodyID) {
+	if id < 0 || int(id) >= len(w.bodies) {
+		return
+	}
+	b := &w.bodies[id]
+	if !b.sleeping {
+		b.stillTime = 0
+		return
+	}
+	tag := b.island
+	for i := range w.bodies {
+		o := &w.bodies[i]
+		if o.sleeping && o.island == tag {
+			o.sleeping, o.island, o.stillTime = false, -1, 0
+		}
+	}
+}
+
+// StepCount returns the number of steps done.
+func (w *World) StepCount() int { return w.steps }
+
+// Time returns the simulated time (s).
+func (w *World) Time() float64 { return float64(w.steps) * w.cfg.Dt }
+
+// Stats returns the last step's statistics.
+func (w *World) Stats() StepStats { return w.stats }
+
+// Pairs returns the last step's narrow-phase pairs in batch order (sorted
+// by ID), with the poses the narrow phase saw. The slice is reused by the
+// next step.
+func (w *World) Pairs() []Pair { return w.pairs }
+
+// Results returns the backend's result for each of Pairs, in the same
+// order. It aliases the batch's storage and stays valid until the next
+// step.
+func (w *World) Results() []narrow.PairResult { return w.batch.Results() }
+
+// Instance is a body as a renderer needs it.
+type Instance struct {
+	Body     BodyID
+	Shape    *narrow.Shape
+	Pose     narrow.Pose
+	Static   bool
+	Sleeping bool
+}
+
+// Instances appends every body, in ID order, to dst and returns it.
+func (w *World) Instances(dst []Instance) []Instance {
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		dst = append(dst, Instance{Body: BodyID(i), Shape: b.shape, Pose: b.pose, Static: b.static, Sleeping: b.sleeping})
+	}
+	return dst
+}
+
+// ContactPoint is one manifold point the solver used in the last step.
+type ContactPoint struct {
+	A, B   BodyID
+	Point  mgl64.Vec3 // world point where impulses act (see the package doc)
+	Normal mgl64.Vec3 // unit, from B towards A (the manifold's normal)
+	Depth  float64    // penetration along Normal
+	From   narrow.Side
+	Vertex int32
+	// NormalImpulse and FrictionImpulse are the accumulated impulses
+	// (N·s) applied to A (B receives the opposite).
+	NormalImpulse   float64
+	FrictionImpulse mgl64.Vec3
+}
+
+// ContactPoints appends the last step's solver points to dst and returns
+// it, in solver order (pair ID, then From side, then vertex).
+func (w *World) ContactPoints(dst []ContactPoint) []ContactPoint {
+	for i := range w.contacts {
+		c := &w.contacts[i]
+		dst = append(dst, ContactPoint{
+			A: BodyID(c.a), B: BodyID(c.b), Point: c.p, Normal: c.d[0].vec3(), Depth: c.depth,
+			From: narrow.Side(c.side), Vertex: c.vertex,
+			NormalImpulse: c.ln, FrictionImpulse: c.d[1].scale(c.lt1).madd(c.d[2], c.lt2).vec3(),
+		})
+	}
+	return dst
+}
+
+// Step advances the world by Dt: broad phase, one narrow-phase batch for
+// every pair, waking, the contact solver, integration and sleeping. It
+// returns ctx's error (wrapped) when ctx is done before or during the
+// narrow phase, a *PairError when the narrow phase rejected a pair, and
+// in both cases leaves the bodies as they were; a *BodyError wrapping
+// ErrDiverged when a body's state became non-finite.
+func (w *World) Step(ctx context.Context) error {
+	if w.closed {
+		return fmt.Errorf("rigid: step: %w", ErrClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("rigid: step %d: %w", w.steps, err)
+	}
+	start := time.Now()
+	st := &w.stats
+	*st = StepStats{}
+
+	w.broadPhase()
+	w.batch.Begin()
+	for i := range w.pairs {
+		p := &w.pairs[i]
+		if err := w.batch.Add(p.ID, w.bodies[p.A].shape, w.bodies[p.B].shape, p.PoseA, p.PoseB); err != nil {
+			return &PairError{ID: p.ID, A: p.A, B: p.B, Err: err}
+		}
+	}
+	t0 := time.Now()
+	err := w.batch.Run(ctx)
+	st.Narrow = time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("rigid: step %d: %w", w.steps, err)
+	}
+	res := w.batch.Results()
+	if len(res) != len(w.pairs) {
+		return fmt.Errorf("rigid: step %d: backend returned %d results for %d pairs", w.steps, len(res), len(w.pairs))
+	}
+	for i := range res {
+		r := &res[i]
+		if r.Err != nil || r.ID != w.pairs[i].ID {
+			p := &w.pairs[i]
+			err := r.Err
+			if err == nil {
+				err = fmt.Errorf("backend returned pair %d at the place of pair %d", r.ID, p.ID)
+			}
+			return &PairError{ID: p.ID, A: p.A, B: p.B, Err: err}
+		}
+	}
+	st.Pairs = len(w.pairs)
+	st.Detect = w.batch.Stats()
+
+	w.wakeTouched(res)
+	w.prepareBodies()
+	w.buildContacts(res)
+	w.solve()
+	if err := w.integrate(); err != nil {
+		return err
+	}
+	w.updateSleep()
+	w.steps++
+	st.Total = time.Since(start)
+	return nil
+}

@@ -1,0 +1,434 @@
+package scene3d
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/adapter"
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/rigid"
+)
+
+// Options configures New and Run. The zero value runs the full-size scene
+// for its default number of steps on a CPU backend with irtcd's default
+// method (iterative + predictive).
+type Options struct {
+	// N is the number of objects (0: the scene's DefaultN), Seed seeds the
+	// scene's random choices and MeshDir locates the meshes (see
+	// SceneParams).
+	N       int
+	Seed    uint64
+	MeshDir string
+	// Params configures the backend New creates (ignored when Backend is
+	// set): method, traversal, response, manifold size...
+	Params narrow.Params
+	// Backend runs the narrow phase (nil: cpubackend.New(Params) with
+	// Workers workers, closed by Close). Run does not close a backend
+	// given here.
+	Backend narrow.Backend
+	// Workers is the number of CPU backend workers (0: GOMAXPROCS), for
+	// the backend New creates and the reference backend.
+	Workers int
+	// Steps is the number of steps Run takes (0: the scene's Steps(N)).
+	Steps int
+	// Config, if set, replaces rigid.DefaultConfig() as the world's
+	// configuration (its Backend, Params, Workers and Logger fields are
+	// overwritten; the scene's Configure still runs after it).
+	Config *rigid.Config
+	// Reference runs, after every step, a second CPU backend with
+	// MethodStandard on the same pairs and poses, and fills the step's
+	// reference metrics (see RayDiff). Its other parameters are Params,
+	// or the given Backend's when it has a Params method
+	// (as cpubackend.Backend does).
+	Reference bool
+	// DepthTol is the relative depth tolerance of the reference comparison
+	// (0: DefaultDepthTol).
+	DepthTol float64
+	// Logger receives the backends' logs (nil: slog.Default()).
+	Logger *slog.Logger
+	// OnProgress, if set, is called by Run after every step with the
+	// number of steps done and the total.
+	OnProgress func(step, total int)
+	// OnFrame, if set, is called by Run before the first step, after every
+	// FrameEvery-th step (0: 1) and after the last one, e.g. to render
+	// Sim.Instances. An error stops the run.
+	OnFrame    func(*Sim) error
+	FrameEvery int
+}
+
+// StepMetrics describes one step.
+type StepMetrics struct {
+	Step   int // index of the step, from 0
+	Bodies int // dynamic bodies during the step
+	Awake  int // dynamic bodies awake after it
+
+	Narrow time.Duration // narrow phase: adapter.Batch.Run (Backend.Detect and indexing)
+	Total  time.Duration // the world's whole step (broad phase, narrow phase, solver, sleeping)
+
+	StandardRays   int // Hermann rays of standard steps
+	PredictiveRays int // opposite (predictive) rays
+	IterativeRays  int // rays updated by iterative walks
+	LostRays       int // iterative rays that found nothing within maxIt
+	Predictions    int // predictions kept for the next step
+
+	Pairs          int // narrow-phase pairs
+	StandardPairs  int // pairs processed with the standard algorithm
+	IterativePairs int // pairs updated iteratively
+	ContactPairs   int // pairs with at least one contact
+
+	Contacts int     // contacts (rays that hit), before manifold reduction
+	Points   int     // manifold points handed to the solver
+	DepthSum float64 // sum of the contacts' depths (the variant's cumulative ray length)
+	DepthMax float64 // deepest contact
+
+	// Reference metrics (zero unless Options.Reference): the standard
+	// algorithm on the same pairs and poses.
+	Ref             bool
+	RefContacts     int
+	RefContactPairs int
+	RefDepthSum     float64 // cumulative ray length: the total interpenetration of the step
+	RefDepthMax     float64
+	Diff            RayDiff // the variant against the reference
+
+	// Physical state after the step (dynamic bodies).
+	MaxSpeed      float64 // fastest centre of mass, m/s
+	KineticEnergy float64 // J (density 1000 kg/m³)
+	MinHeight     float64 // lowest centre of mass above the floor, m
+}
+
+// Rays returns the step's rays of every kind.
+func (m *StepMetrics) Rays() int { return m.StandardRays + m.PredictiveRays + m.IterativeRays }
+
+// DepthMean returns the mean depth of the step's contacts.
+func (m *StepMetrics) DepthMean() float64 { return ratio(m.DepthSum, m.Contacts) }
+
+// RefDepthMean returns the mean depth of the reference's contacts.
+func (m *StepMetrics) RefDepthMean() float64 { return ratio(m.RefDepthSum, m.RefContacts) }
+
+// ErroneousShare returns the share of erroneous rays among the compared
+// ones (0 when none were compared).
+func (m *StepMetrics) ErroneousShare() float64 {
+	return ratio(float64(m.Diff.Erroneous()), m.Diff.Compared)
+}
+
+// WrongPairShare returns the share of wrongly detected pairs among the
+// step's pairs.
+func (m *StepMetrics) WrongPairShare() float64 { return ratio(float64(m.Diff.WrongPairs), m.Pairs) }
+
+func ratio(a float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return a / float64(n)
+}
+
+// BodyState is a dynamic body's state.
+type BodyState struct {
+	Pose    narrow.Pose
+	Linear  mgl64.Vec3 // velocity of the centre of mass
+	Angular mgl64.Vec3 // angular velocity
+	Center  mgl64.Vec3 // world centre of mass
+	Asleep  bool
+}
+
+// Trace is the record of a run.
+type Trace struct {
+	Scene  string
+	N      int
+	Seed   uint64
+	Dt     float64
+	Method narrow.Method // the narrow phase's method (Options.Params', or the given backend's if it has a Params method)
+	Floor  float64
+	Steps  []StepMetrics // one per step done
+	Final  []BodyState   // the dynamic bodies after the last step, in creation order
+	Wall   time.Duration // wall-clock time of the run
+}
+
+// Sim is a scene being simulated, for callers that step it themselves;
+// Run is the usual way to use it.
+type Sim struct {
+	World  *rigid.World
+	Setup  *Setup
+	Scene  Scene
+	Params SceneParams // N resolved
+
+	ownBackend narrow.Backend // created by New, closed by Close
+	ref        *adapter.Batch
+	refBackend narrow.Backend
+	depthTol   float64
+	method     narrow.Method
+	steps      int
+	closed     bool
+	inst       []rigid.Instance
+}
+
+// New builds scene into a fresh world. Close the Sim when done.
+func New(scene Scene, opts Options) (*Sim, error) {
+	if scene.Build == nil {
+		return nil, fmt.Errorf("scene3d: scene %q has no Build", scene.Name)
+	}
+	p := SceneParams{N: opts.N, Seed: opts.Seed, MeshDir: opts.MeshDir}
+	if p.N <= 0 {
+		p.N = scene.DefaultN
+	}
+	cfg := rigid.DefaultConfig()
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	// The parameters in force: the given backend's when it tells them.
+	np := opts.Params
+	if pb, ok := opts.Backend.(interface{ Params() narrow.Params }); ok {
+		np = pb.Params()
+	}
+	s := &Sim{Scene: scene, Params: p, depthTol: opts.DepthTol, method: np.Method}
+	if s.depthTol == 0 {
+		s.depthTol = DefaultDepthTol
+	}
+	if !(s.depthTol >= 0) || math.IsInf(s.depthTol, 0) {
+		return nil, fmt.Errorf("scene3d: bad DepthTol %v", opts.DepthTol)
+	}
+	var bopts []cpubackend.Option
+	if opts.Workers > 0 {
+		bopts = append(bopts, cpubackend.WithWorkers(opts.Workers))
+	}
+	if opts.Logger != nil {
+		bopts = append(bopts, cpubackend.WithLogger(opts.Logger))
+	}
+	be := opts.Backend
+	if be == nil {
+		b, err := cpubackend.New(opts.Params, bopts...)
+		if err != nil {
+			return nil, fmt.Errorf("scene3d: %w", err)
+		}
+		be, s.ownBackend = b, b
+	}
+	if opts.Reference {
+		rp := np
+		rp.Method = narrow.MethodStandard
+		rb, err := cpubackend.New(rp, bopts...)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("scene3d: reference: %w", err)
+		}
+		s.refBackend = rb
+		s.ref = adapter.NewBatch(rb)
+	}
+	cfg.Backend, cfg.Params, cfg.Workers, cfg.Logger = be, np, opts.Workers, opts.Logger
+	if scene.Configure != nil {
+		scene.Configure(&cfg, p)
+	}
+	w, err := rigid.NewWorld(cfg)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("scene3d: %w", err)
+	}
+	s.World = w
+	setup, err := scene.Build(w, p)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("scene3d: scene %q: %w", scene.Name, err)
+	}
+	s.Setup = setup
+	return s, nil
+}
+
+// StepCount returns the number of steps done.
+func (s *Sim) StepCount() int { return s.steps }
+
+// Time returns the simulated time in seconds.
+func (s *Sim) Time() float64 { return s.World.Time() }
+
+// Instances returns every body (statics first, in creation order) with
+// its shape, pose and static flag, for rendering. The slice is reused by
+// the next call.
+func (s *Sim) Instances() []rigid.Instance {
+	s.inst = s.World.Instances(s.inst[:0])
+	return s.inst
+}
+
+// Step runs the scene's BeforeStep and one world step, and returns the
+// step's metrics (with the reference comparison when enabled).
+func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
+	if s.closed {
+		return StepMetrics{}, errors.New("scene3d: step after Close")
+	}
+	if f := s.Setup.BeforeStep; f != nil {
+		if err := f(s.steps, s.Time()); err != nil {
+			return StepMetrics{}, fmt.Errorf("scene3d: %s step %d: %w", s.Scene.Name, s.steps, err)
+		}
+	}
+	if err := s.World.Step(ctx); err != nil {
+		return StepMetrics{}, fmt.Errorf("scene3d: %s step %d: %w", s.Scene.Name, s.steps, err)
+	}
+	st := s.World.Stats()
+	m := StepMetrics{
+		Step:           s.steps,
+		Bodies:         len(s.Setup.Bodies),
+		Awake:          st.Awake,
+		Narrow:         st.Narrow,
+		Total:          st.Total,
+		StandardRays:   st.Detect.StandardRays,
+		PredictiveRays: st.Detect.PredictiveRays,
+		IterativeRays:  st.Detect.IterativeRays,
+		LostRays:       st.Detect.LostRays,
+		Predictions:    st.Detect.Predictions,
+		Pairs:          st.Pairs,
+		StandardPairs:  st.Detect.StandardPairs,
+		IterativePairs: st.Detect.IterativePairs,
+		ContactPairs:   st.ContactPairs,
+		Contacts:       st.Contacts,
+		Points:         st.Points,
+		DepthSum:       st.DepthSum,
+		DepthMax:       st.DepthMax,
+	}
+	if s.ref != nil {
+		if err := s.reference(ctx, &m); err != nil {
+			return m, err
+		}
+	}
+	m.MinHeight = math.Inf(1)
+	for _, id := range s.Setup.Bodies {
+		b := s.World.Body(id)
+		m.MaxSpeed = math.Max(m.MaxSpeed, b.LinearVelocity().Len())
+		m.KineticEnergy += b.KineticEnergy()
+		m.MinHeight = math.Min(m.MinHeight, b.CenterOfMass()[1]-s.Setup.Floor)
+	}
+	if len(s.Setup.Bodies) == 0 {
+		m.MinHeight = 0
+	}
+	s.steps++
+	return m, nil
+}
+
+// reference detects the step's pairs again with the standard algorithm
+// and compares contact by contact.
+func (s *Sim) reference(ctx context.Context, m *StepMetrics) error {
+	pairs := s.World.Pairs()
+	s.ref.Begin()
+	for i := range pairs {
+		p := &pairs[i]
+		if err := s.ref.Add(p.ID, s.World.Body(p.A).Shape(), s.World.Body(p.B).Shape(), p.PoseA, p.PoseB); err != nil {
+			return fmt.Errorf("scene3d: reference: %w", err)
+		}
+	}
+	if err := s.ref.Run(ctx); err != nil {
+		return fmt.Errorf("scene3d: reference: %w", err)
+	}
+	rr, vr := s.ref.Results(), s.World.Results()
+	if len(rr) != len(vr) {
+		return fmt.Errorf("scene3d: reference: %d results for %d pairs", len(rr), len(vr))
+	}
+	m.Ref = true
+	for i := range rr {
+		r, v := &rr[i], &vr[i]
+		if r.Err != nil {
+			return fmt.Errorf("scene3d: reference: %w", r.Err)
+		}
+		if len(r.Contacts) > 0 {
+			m.RefContactPairs++
+		}
+		m.RefContacts += len(r.Contacts)
+		for k := range r.Contacts {
+			d := r.Contacts[k].Depth
+			m.RefDepthSum += d
+			m.RefDepthMax = math.Max(m.RefDepthMax, d)
+		}
+		a, b := s.World.Body(pairs[i].A).Shape(), s.World.Body(pairs[i].B).Shape()
+		m.Diff.comparePair(v.Contacts, r.Contacts, s.depthTol*math.Min(a.Size(), b.Size()))
+	}
+	return nil
+}
+
+// States returns the dynamic bodies' states in creation order.
+func (s *Sim) States() []BodyState {
+	out := make([]BodyState, len(s.Setup.Bodies))
+	for i, id := range s.Setup.Bodies {
+		b := s.World.Body(id)
+		out[i] = BodyState{Pose: b.Pose(), Linear: b.LinearVelocity(), Angular: b.AngularVelocity(), Center: b.CenterOfMass(), Asleep: b.Sleeping()}
+	}
+	return out
+}
+
+// Close closes the world and the backends New created. The bodies stay
+// readable.
+func (s *Sim) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	if s.World != nil {
+		errs = append(errs, s.World.Close())
+	}
+	if s.ownBackend != nil {
+		errs = append(errs, s.ownBackend.Close())
+	}
+	if s.refBackend != nil {
+		errs = append(errs, s.refBackend.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scene3d: %w", err)
+	}
+	return nil
+}
+
+// Run simulates scene with opts and returns the trace of every step. It
+// stops early when ctx is cancelled, a step fails or OnFrame returns an
+// error; the trace of the steps done so far is returned with the error.
+func Run(ctx context.Context, scene Scene, opts Options) (tr *Trace, err error) {
+	start := time.Now()
+	s, err := New(scene, opts)
+	if err != nil {
+		return nil, err
+	}
+	total := opts.Steps
+	if total <= 0 {
+		total = scene.Steps(s.Params.N)
+	}
+	tr = &Trace{Scene: scene.Name, N: s.Params.N, Seed: s.Params.Seed, Dt: s.World.Config().Dt,
+		Method: s.method, Floor: s.Setup.Floor, Steps: make([]StepMetrics, 0, total)}
+	defer func() {
+		tr.Final = s.States()
+		err = errors.Join(err, s.Close())
+		tr.Wall = time.Since(start)
+	}()
+	every := max(1, opts.FrameEvery)
+	frame := func() error {
+		if opts.OnFrame == nil {
+			return nil
+		}
+		if err := opts.OnFrame(s); err != nil {
+			return fmt.Errorf("scene3d: %s frame at step %d: %w", scene.Name, s.steps, err)
+		}
+		return nil
+	}
+	if err := frame(); err != nil {
+		return tr, err
+	}
+	for i := range total {
+		if err := ctx.Err(); err != nil {
+			return tr, fmt.Errorf("scene3d: %s stopped before step %d: %w", scene.Name, i, err)
+		}
+		m, err := s.Step(ctx)
+		if err != nil {
+			return tr, err
+		}
+		tr.Steps = append(tr.Steps, m)
+		if opts.OnProgress != nil {
+			opts.OnProgress(i+1, total)
+		}
+		if (i+1)%every == 0 || i+1 == total {
+			if err := frame(); err != nil {
+				return tr, err
+			}
+		}
+	}
+	return tr, nil
+}
