@@ -8,6 +8,7 @@
 //
 //	demo       run a 2D box2d scene with irtcd as its narrow phase; write a GIF and a PNG
 //	contacts   contact points between two OBJ meshes, or for a file of cases
+//	bench      run the papers' experiments and write docs/RESULTS.md
 //	help       print the list of commands (help CMD: that command's flags)
 //
 // Run "irtcd CMD -h" for the flags of one command. Every command writes its
@@ -44,6 +45,7 @@ type command struct {
 var commands = []command{
 	{name: "contacts", summary: "contact points between two OBJ meshes, or for a file of cases", run: runContacts},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
+	{name: "bench", summary: "run the papers' experiments and write docs/RESULTS.md with their numbers next to ours", run: runBench},
 }
 
 func main() {

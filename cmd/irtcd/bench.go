@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/irtcd/irtcd/sim/experiment"
+)
+
+const benchDoc = `usage: irtcd bench [-scale S] [-only NAME,...] [-out FILE.md] [flags]
+
+Runs the experiments of the IRTCD papers on irtcd (3D rigid-body scenes, the
+re-projection test) with a progress bar on standard error, and writes a
+Markdown report with each paper's table next to ours (same rows, same
+units, the paper's figure, ours and the ratio) and PNG plots of the
+per-step curves. -scale 1 is the papers' size; smaller scales shrink the
+scenes for a quick look.
+
+Experiments:
+%s
+flags:
+`
+
+// runBench is the bench subcommand.
+func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	scale := fs.Float64("scale", 1, "size of the experiments, in (0, 1]: 1 is the papers' size")
+	only := fs.String("only", "", "comma-separated `names` of the experiments to run (default: all)")
+	out := fs.String("out", "docs/RESULTS.md", "Markdown report `FILE`")
+	plots := fs.String("plots", "", "`DIR` for the PNG plots (default: results/ next to the report)")
+	seed := fs.Uint64("seed", 1, "seed of the scenes' random choices")
+	workers := fs.Int("workers", 0, "CPU backend threads (0: every core)")
+	testdata := fs.String("testdata", "testdata", "`DIR` holding bunny.obj, torus.obj, teddy.obj and duck.obj")
+	quiet := fs.Bool("q", false, "no progress bar")
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "irtcd bench: %s\n", oneLine(fmt.Sprintf(format, a...)))
+		return code
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var list strings.Builder
+			for _, e := range experiment.Experiments() {
+				fmt.Fprintf(&list, "  %-12s %s\n", e.Name, e.Doc)
+			}
+			fmt.Fprintf(stderr, benchDoc, list.String())
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return exitUsage
+		}
+		return fail(exitUsage, "%v (run 'irtcd bench -h' for usage)", err)
+	}
+	if fs.NArg() > 0 {
+		return fail(exitUsage, "unexpected argument %q (run 'irtcd bench -h' for usage)", fs.Arg(0))
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	reportDir := filepath.Dir(*out)
+	if *plots == "" {
+		*plots = filepath.Join(reportDir, "results")
+	}
+	cfg := experiment.Config{
+		Scale: *scale, Seed: *seed, Workers: *workers, TestData: *testdata,
+		PlotDir: *plots, ReportDir: reportDir,
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	var bar *progressbar.ProgressBar
+	cur := ""
+	if !*quiet {
+		cfg.Progress = func(name string, done, total int) {
+			if bar == nil || name != cur {
+				if bar != nil {
+					bar.Finish()
+					fmt.Fprintln(stderr)
+				}
+				cur = name
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
+					progressbar.OptionSetDescription(fmt.Sprintf("%-12s", name)),
+					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+					progressbar.OptionThrottle(100_000_000))
+			}
+			bar.Set(done)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	sections, err := experiment.Run(ctx, cfg, names)
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		if errors.Is(err, experiment.ErrBadConfig) {
+			return fail(exitUsage, "%v", err)
+		}
+		return fail(exitFail, "%v", err)
+	}
+	cmdline := "irtcd bench"
+	if len(args) > 0 {
+		cmdline += " " + strings.Join(args, " ")
+	}
+	rep := &experiment.Report{
+		Title:    "irtcd against the IRTCD papers: results",
+		Machine:  machine(),
+		Commit:   commit(),
+		Go:       runtime.Version(),
+		Command:  "go run ./cmd/" + cmdline,
+		Scale:    *scale,
+		Sections: sections,
+	}
+	if err := os.MkdirAll(reportDir, 0o755); err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	if err := rep.WriteMarkdown(f); err != nil {
+		f.Close()
+		return fail(exitFail, "write %s: %v", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(exitFail, "write %s: %v", *out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d sections, plots in %s)\n", *out, len(sections), *plots)
+	return exitOK
+}
+
+// machine describes the CPU: its model (from /proc/cpuinfo where there is
+// one) and the number of logical cores.
+func machine() string {
+	model := runtime.GOARCH
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	return fmt.Sprintf("%s, %d logical cores (%s/%s)", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+}
+
+// commit returns the source revision: the one stamped in the binary, else
+// git's HEAD (go run does not stamp it), else "unknown".
+func commit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += " (with uncommitted changes)"
+			}
+			return rev
+		}
+	}
+	if b, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+		rev := strings.TrimSpace(string(b))
+		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+			rev += " (with uncommitted changes)"
+		}
+		return rev
+	}
+	return "unknown"
+}
