@@ -491,3 +491,43 @@ func TestDegenerateContained2D(t *testing.T) {
 		tc.run(t)
 	}
 }
+
+// TestEqualBoxesStacked: a unit box resting 0.001 deep on an equal box,
+// flush or shifted along x. The resting corners lie exactly on the lower
+// box's side faces or vertical edges, where their rays enter it at t = 0;
+// that entry must not hide the exit through the top face 0.001 further, so
+// every corner over the other box is a contact of depth 0.001 along z.
+func TestEqualBoxesStacked(t *testing.T) {
+	box, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const overlap = 0.001
+	for _, tc := range []struct {
+		shift float64
+		want  int
+	}{
+		{0, 8},    // all four bottom corners of B and top corners of A
+		{1e-4, 4}, // two corners of each box are over the other
+		{0.2, 4},
+	} {
+		pa := narrow.Pose{Rot: mgl64.QuatIdent()}
+		pb := narrow.Pose{Pos: mgl64.Vec3{tc.shift, 0, 1 - overlap}, Rot: mgl64.QuatIdent()}
+		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
+			cs := detectOne(t, narrow.Params{Method: narrow.MethodStandard, Traversal: trav}, box, box, pa, pb)
+			if len(cs) != tc.want {
+				t.Errorf("shift %g, %v: %d contacts, want %d", tc.shift, trav, len(cs), tc.want)
+			}
+			for _, c := range cs {
+				want := mgl64.Vec3{0, 0, -1} // A pushed down
+				if c.From == narrow.SideB {
+					want = mgl64.Vec3{0, 0, 1}
+				}
+				if math.Abs(c.Depth-overlap) > 1e-12 || c.Dir.Sub(want).Len() > 1e-12 {
+					t.Errorf("shift %g, %v: %v vertex %d: depth %g dir %v, want %g along %v", tc.shift, trav, c.From, c.Vertex, c.Depth, c.Dir, overlap, want)
+				}
+			}
+			compareWithReference(t, fmt.Sprintf("shift %g %v", tc.shift, trav), cs, reference.Contacts(box, box, pa, pb), 1)
+		}
+	}
+}

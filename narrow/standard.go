@@ -166,7 +166,11 @@ type Outcome struct {
 // those touching v, is hit before it. With back > 0 the opposite
 // (predictive) ray is traced in the same traversal, up to distance back
 // (Lehericey et al. 2013b, §3.1). Vertices within tEps of a surface touch
-// it: zero-depth contacts are contacts. One departure from Hermann: a hit
+// it: zero-depth contacts are contacts; and a hit from outside within tEps
+// of the origin is skipped, since it means the vertex lies on Dst's surface
+// where the ray enters Dst (a box corner resting exactly on another box's
+// edge), not that it lies outside: the ray's exit decides. One departure
+// from Hermann: a hit
 // from inside within d.Reach is a contact even if the ray left Src before
 // it (see Blocked and Params.Reach).
 //
@@ -185,6 +189,7 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 	var q lineQuery
 	q.o, q.d = d.Ray(v)
 	q.start(-d.Dst.tEps, back)
+	q.onSurf = true
 	if back <= 0 {
 		// Without a predictive ray, hits beyond the point where the ray
 		// leaves its own body are occluded whatever they are: clip there.

@@ -79,6 +79,7 @@ type lineQuery struct {
 	d        [3]float64
 	tLo      float64 // forward hits have t ≥ tLo
 	back     float64 // backward hits have -back ≤ t < tLo (0: none wanted)
+	onSurf   bool    // skip hits from outside with t ≤ -tLo: entries at an origin on the surface (Direction.Standard)
 	fwd, bwd Hit
 }
 
@@ -128,6 +129,9 @@ func (q *lineQuery) testPrims(prims []primData) {
 			continue
 		}
 		if t >= q.tLo {
+			if q.onSurf && det >= 0 && t <= -q.tLo {
+				continue
+			}
 			if t < q.fwd.T || (t == q.fwd.T && p.id < q.fwd.Prim) {
 				q.fwd = Hit{T: t, Prim: p.id, Inside: det < 0}
 			}

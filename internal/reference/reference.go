@@ -82,7 +82,9 @@ func (w *world) cross(i int, o, d mgl64.Vec3, tol float64) (t float64, n mgl64.V
 }
 
 // Contacts returns the contacts of the standard algorithm for shapes a and b
-// at poses pa and pb, sorted by From then Vertex, with the default reach of
+// at poses pa and pb (a hit from outside within tEps of the vertex is an
+// entry at a vertex on the surface and is skipped, as in
+// narrow.Direction.Standard), sorted by From then Vertex, with the default reach of
 // narrow.Params (see ContactsReach).
 func Contacts(a, b *narrow.Shape, pa, pb narrow.Pose) []Contact {
 	return ContactsReach(a, b, pa, pb, narrow.Params{}.Resolve(a, b).Reach)
@@ -132,6 +134,14 @@ func appendDir(out []Contact, from narrow.Side, src, dst *world, reach float64) 
 			}
 			if !in || t < -tEpsDst {
 				if in && math.Abs(t+tEpsDst) < tolBorder*scale {
+					border = true
+				}
+				continue
+			}
+			if d.Dot(n) <= 0 && t <= tEpsDst {
+				// Entering Dst at the origin: the vertex lies on Dst's
+				// surface, the hit is skipped and the exit decides.
+				if math.Abs(t-tEpsDst) < tolBorder*scale || math.Abs(d.Dot(n)) < tolBorder {
 					border = true
 				}
 				continue

@@ -119,33 +119,49 @@ func TestSpinningBoxSettles(t *testing.T) {
 }
 
 func TestBoxStack(t *testing.T) {
-	// Each box is a little narrower than the one below: ray-traced
-	// detection works from vertices, and the corners of equal boxes lie
-	// exactly on each other's edges, where a ray may hit either side.
-	w, _ := newWorld(t, nil)
-	var ids []rigid.BodyID
-	y := 0.0
-	for i := 0; i < 5; i++ {
-		h := 0.5 - 0.05*float64(i)
-		id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{h, 0.5, h}), at(0, y+0.5, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		y += 1
-		ids = append(ids, id)
-	}
-	run(t, w, 300)
-	for i, id := range ids {
-		c := w.Body(id).CenterOfMass()
-		want := 0.5 + float64(i)
-		if math.Abs(c[1]-want) > 0.005*float64(i+2) || math.Hypot(c[0], c[2]) > 0.01 {
-			t.Errorf("box %d at %v, want (0, %.3f, 0)", i, c, want)
-		}
-	}
-	top := w.Body(ids[4])
-	t.Logf("top %v, sleeping %v", top.CenterOfMass(), top.Sleeping())
-	if !top.Sleeping() {
-		t.Errorf("stack still awake after 5 s")
+	// Two equal boxes put every resting corner exactly on the lower box's
+	// vertical edges, where its ray enters that box at t = 0 (the narrow
+	// phase must see the exit through the top face). Narrowing boxes put
+	// the corners inside the lower box's top face. Taller stacks of equal
+	// boxes still topple: once a box drifts by a fraction of a millimetre
+	// only two corners (one of each box) lie over the other box, and the
+	// edge-on-edge crossings that would support it are invisible to
+	// vertex rays (docs/DESIGN.md, "Known limits").
+	for _, tc := range []struct {
+		name   string
+		n      int
+		shrink float64 // half extent lost per level
+	}{
+		{"equal", 2, 0},
+		{"narrowing", 5, 0.05},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _ := newWorld(t, nil)
+			var ids []rigid.BodyID
+			y := 0.0
+			for i := 0; i < tc.n; i++ {
+				h := 0.5 - tc.shrink*float64(i)
+				id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{h, 0.5, h}), at(0, y+0.5, 0)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				y += 1
+				ids = append(ids, id)
+			}
+			run(t, w, 300)
+			for i, id := range ids {
+				c := w.Body(id).CenterOfMass()
+				want := 0.5 + float64(i)
+				if math.Abs(c[1]-want) > 0.005*float64(i+2) || math.Hypot(c[0], c[2]) > 0.01 {
+					t.Errorf("box %d at %v, want (0, %.3f, 0)", i, c, want)
+				}
+			}
+			top := w.Body(ids[tc.n-1])
+			t.Logf("top %v, sleeping %v", top.CenterOfMass(), top.Sleeping())
+			if !top.Sleeping() {
+				t.Errorf("stack still awake after 5 s")
+			}
+		})
 	}
 }
 
