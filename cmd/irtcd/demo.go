@@ -18,7 +18,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/irtcd/irtcd/adapter/box2dadapter"
-	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim"
 )
@@ -46,9 +45,10 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	scene := fs.String("scene", "avalanche", "`scene` to run: "+strings.Join(sim.SceneNames(), ", "))
 	n := fs.Int("n", 0, "number of objects (0: the scene's default)")
 	steps := fs.Int("steps", 0, "number of steps of 1/60 s (0: the scene's default for its size)")
-	backend := fs.String("backend", "cpu", "narrow-phase `backend`: cpu")
+	backend := fs.String("backend", "cpu", "narrow-phase `backend`: cpu (in-process) or plugin (the same, in an irtcd-plugin process)")
+	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
 	method := fs.String("method", "predictive", "`algorithm`: standard, iterative or predictive")
-	workers := fs.Int("workers", 0, "CPU backend threads (0: every core)")
+	workers := fs.Int("workers", 0, "CPU backend threads, in-process or in the plugin (0: every core)")
 	seed := fs.Uint64("seed", 1, "seed of the scene's random choices")
 	out := fs.String("out", "demo.gif", "animated GIF `FILE`; the last frame goes to the same name with .png")
 	every := fs.Int("frame-every", 4, "record a frame every `N` steps")
@@ -79,8 +79,9 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "-scene: %v", err)
 	}
-	if *backend != "cpu" {
-		return fail(exitUsage, "-backend: unknown backend %q (only cpu is available)", *backend)
+	binary, err := checkBackend(*backend, *pluginPath)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
 	}
 	m, err := narrow.ParseMethod(*method)
 	if err != nil {
@@ -114,11 +115,8 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	var bopts []cpubackend.Option
-	if *workers > 0 {
-		bopts = append(bopts, cpubackend.WithWorkers(*workers))
-	}
-	be, err := cpubackend.New(narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, bopts...)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	be, err := newBackend(binary, narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, *workers, logger)
 	if err != nil {
 		return fail(exitFail, "backend: %v", err)
 	}
@@ -148,7 +146,6 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	)
 	anim := sim.NewAnimation(max(2, (*every*100+30)/60)) // the GIF plays in real time (GIF delays are in 1/100 s)
 	renderer := &sim.Renderer{Width: *width}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	tr, runErr := sim.Run(ctx, sc, sim.Options{
 		Params:     sim.Params2D{N: size, Seed: *seed},
@@ -188,7 +185,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	s := tr.Summary()
 	workersUsed := *workers
 	if workersUsed == 0 {
-		workersUsed = runtime.GOMAXPROCS(0) // the CPU backend's default
+		workersUsed = runtime.GOMAXPROCS(0) // the CPU backend's default (the plugin's too, on this machine)
 	}
 	fmt.Fprintf(stdout, "scene %s: %d objects, %d steps (%.2f s simulated) on %s/%s with %d workers, %.2f s wall\n",
 		tr.Scene, tr.N, s.Steps, float64(s.Steps)*tr.Dt, *backend, m, workersUsed, tr.Wall.Seconds())

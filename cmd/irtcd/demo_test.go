@@ -75,7 +75,9 @@ func TestDemoBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-backend", "gpu"}, `-backend: unknown backend "gpu" (only cpu is available)`},
+		{[]string{"-backend", "gpu"}, `-backend: unknown backend "gpu" (want cpu or plugin)`},
+		{[]string{"-backend", "plugin", "-plugin", filepath.Join(dir, "missing")}, `no such plugin binary; build it with 'go build -o ` + filepath.Join(dir, "missing") + ` ./cmd/irtcd-plugin'`},
+		{[]string{"-plugin", filepath.Join(dir, "missing")}, `only -backend plugin runs a plugin`},
 		{[]string{"-scene", "nope"}, `-scene: sim: unknown scene "nope"`},
 		{[]string{"-method", "fast"}, `-method:`},
 		{[]string{"-n", "-1"}, `-n:`},

@@ -1,0 +1,59 @@
+package main
+
+// TEST ONLY. Fault injection for the failure-handling tests of package
+// plugin: when the environment variable below names a file, the first
+// Detect that finds the file deletes it and then, by the file's content,
+// hangs ("hang": never answers) or kills the process ("exit": dies in the
+// middle of the step). Without the variable the backend is served as is.
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/plugin"
+)
+
+// testFaultEnv names the fault file. Only the tests of package plugin set it.
+const testFaultEnv = "IRTCD_PLUGIN_TEST_FAULT_FILE"
+
+// withTestFaults wraps f's backends with the test-only fault injection when
+// testFaultEnv is set.
+func withTestFaults(f plugin.Factory) plugin.Factory {
+	path := os.Getenv(testFaultEnv)
+	if path == "" {
+		return f
+	}
+	return func(p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error) {
+		be, err := f(p, workers, log)
+		if err != nil {
+			return nil, err
+		}
+		return &faultBackend{Backend: be, path: path, log: log}, nil
+	}
+}
+
+// faultBackend is a backend whose Detect may hang or exit (tests only).
+type faultBackend struct {
+	narrow.Backend
+	path string
+	log  *slog.Logger
+}
+
+// Detect consumes the fault file, if any, and acts on it before the step.
+func (b *faultBackend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	if data, err := os.ReadFile(b.path); err == nil && os.Remove(b.path) == nil {
+		switch strings.TrimSpace(string(data)) {
+		case "hang":
+			b.log.Warn("irtcd-plugin: test fault: hanging")
+			time.Sleep(24 * time.Hour) // ignores ctx, as a real hang would
+		case "exit":
+			b.log.Warn("irtcd-plugin: test fault: exiting mid-step")
+			os.Exit(3)
+		}
+	}
+	return b.Backend.Detect(ctx, pairs, res)
+}

@@ -1,0 +1,132 @@
+package plugin
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// overheadScene returns frames of n cheap pairs: unit boxes (12
+// triangles) and unit squares, side by side, a quarter of them
+// interpenetrating by 2 % and the rest 10 % apart, swaying smoothly and
+// periodically over the frames (so that the wrap-around is smooth too and
+// the iterative algorithm runs).
+func overheadScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pair) {
+	box, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sq, err := narrow.NewPolygon([]mgl64.Vec2{{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([][]narrow.Pair, frames)
+	for f := range out {
+		ph := 2 * math.Pi * float64(f) / float64(frames)
+		pairs := make([]narrow.Pair, n)
+		for i := range pairs {
+			gap, dy := 1.1, 0.0
+			if i%4 == 0 {
+				gap, dy = 0.98, 0.3 // B's near corners inside A
+			}
+			x, y := 3*float64(i%100), 3*float64(i/100)
+			sway := 0.005 * math.Sin(ph+float64(i))
+			turn := 0.01 * math.Cos(ph+float64(i))
+			p := narrow.Pair{ID: uint64(i), A: narrow.ShapeID(i % 2), B: narrow.ShapeID(i % 2)}
+			if i%2 == 0 {
+				p.PoseA = narrow.Pose{Pos: mgl64.Vec3{x, y, 0}, Rot: mgl64.QuatIdent()}
+				p.PoseB = narrow.Pose{Pos: mgl64.Vec3{x + gap + sway, y + dy + sway, dy}, Rot: mgl64.QuatRotate(turn, mgl64.Vec3{0, 0, 1})}
+			} else {
+				p.PoseA = narrow.Pose2D(x, y, 0)
+				p.PoseB = narrow.Pose2D(x+gap+sway, y+dy+sway, turn)
+			}
+			pairs[i] = p
+		}
+		out[f] = pairs
+	}
+	return []*narrow.Shape{box, sq}, out
+}
+
+// BenchmarkPluginOverhead times one step (Backend.Detect) of the same
+// cheap pairs in-process and through the plugin binary, at 10, 1,000 and
+// 10,000 pairs: the difference is the plugin's overhead per step (packing,
+// gRPC over a local socket with mutual TLS, unpacking). Both backends use
+// their default number of workers.
+func BenchmarkPluginOverhead(b *testing.B) {
+	for _, n := range []int{10, 1000, 10000} {
+		shapes, frames := overheadScene(b, n, 16)
+		for _, kind := range []string{"inproc", "plugin"} {
+			b.Run(fmt.Sprintf("pairs=%d/backend=%s", n, kind), func(b *testing.B) {
+				var be narrow.Backend
+				if kind == "inproc" {
+					be = newCPU(b, narrow.Params{}, shapes)
+				} else {
+					be = newHost(b, pluginBin, narrow.Params{}, shapes)
+				}
+				var res narrow.Result
+				for _, f := range frames { // warm up: state, buffers, connection
+					detect(b, be, f, &res)
+				}
+				contacts := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					detect(b, be, frames[i%len(frames)], &res)
+					contacts += res.Stats.Contacts
+				}
+				b.ReportMetric(float64(contacts)/float64(b.N), "contacts/step")
+				if h, ok := be.(*Host); ok && (h.FellBack() || h.Restarts() > 0) {
+					b.Fatalf("the plugin failed: %d restarts, fell back %v", h.Restarts(), h.FellBack())
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkWire times the packing and unpacking of one step of 10,000
+// cheap pairs (those of BenchmarkPluginOverhead) on each side, next to the
+// step itself in-process.
+func BenchmarkWire(b *testing.B) {
+	shapes, frames := overheadScene(b, 10000, 2)
+	be := newCPU(b, narrow.Params{}, shapes)
+	var res narrow.Result
+	detect(b, be, frames[0], &res)
+	req := request(frames[0])
+	b.Run("plugin/decodeRequest", func(b *testing.B) {
+		var dst []narrow.Pair
+		for i := 0; i < b.N; i++ {
+			dst, _ = decodeRequest(req, dst)
+		}
+	})
+	b.Run("host/encodeRequest", func(b *testing.B) {
+		c := detectCall{pairs: frames[0]}
+		for i := 0; i < b.N; i++ {
+			c.marshal()
+		}
+	})
+	resp := encodeResponse(&res)
+	b.Run("plugin/encodeResponse", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			encodeResponse(&res)
+		}
+	})
+	wire := marshal(b, resp)
+	b.Run("host/decodeResponse", func(b *testing.B) {
+		var out narrow.Result
+		c := detectCall{pairs: frames[0], res: &out}
+		for i := 0; i < b.N; i++ {
+			if err := c.unmarshal(wire); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("inproc/detect", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			detect(b, be, frames[i%2], &res)
+		}
+	})
+}

@@ -1,0 +1,91 @@
+// Package plugin runs irtcd's narrow phase out of process, with
+// hashicorp/go-plugin in gRPC mode.
+//
+// The plugin side (Serve, in a binary such as cmd/irtcd-plugin) serves any
+// narrow.Backend a Factory makes: the CPU backend, a GPU or a sharded one.
+// The host side, Host, is itself a narrow.Backend, so the box2d adapter
+// and the scene runner use it unchanged:
+//
+//	h, err := plugin.New("./irtcd-plugin", narrow.Params{}, plugin.WithLogger(logger))
+//	...
+//	id, _ := h.RegisterShape(shape)
+//	err = h.Detect(ctx, pairs, &res) // same contacts, bit for bit, as cpubackend
+//
+// # Protocol
+//
+// The gRPC service and messages are in pb/irtcd.proto (generated code in
+// package pb, checked in; `go generate ./plugin` rebuilds it with protoc).
+// go-plugin's handshake carries ProtocolVersion and a magic cookie
+// (Handshake); the connection uses go-plugin's automatic mutual TLS; with
+// WithChecksum the host checks the plugin binary's SHA-256 before every
+// start (go-plugin's SecureConfig). The plugin's logs, hclog JSON lines on
+// its standard error, reach the host's slog.Logger through go-plugin.
+//
+//   - Configure, once per process start, creates the backend with the host's
+//     narrow.Params (method, traversal, response, thresholds, ...) and
+//     worker count.
+//   - RegisterShapes sends shapes in ID order. The host keeps every shape
+//     and identifies it by the SHA-256 of its geometry: a shape whose
+//     content the process already has travels as its hash alone, and the
+//     plugin rebuilds each distinct shape once (with narrow.NewMesh or
+//     narrow.NewPolygon, then checks it has exactly the vertices and
+//     primitives sent). Shape IDs are the same on both sides.
+//   - Detect is one request and one response per step. The request holds
+//     the pairs (ID, shape IDs) and their poses as packed little-endian
+//     arrays in bytes fields; the response holds every pair's contacts and
+//     manifolds as packed arrays (a manifold point that copies one of its
+//     pair's contacts, as they all do with the CPU backend, travels as that
+//     contact's index), per-pair counts and flags, the step's narrow.Stats,
+//     and the errors of failed pairs. Every float64 travels as its IEEE 754
+//     bits, so results are bit-identical to the in-process backend's.
+//
+// A pair's error (a *narrow.PairError in-process) travels as a code naming
+// the narrow sentinel it wraps and its message; the host rebuilds a
+// *narrow.PairError around a *RemoteError that prints the same text and
+// unwraps to the same sentinel, so errors.Is(err, narrow.ErrBadPose) and
+// friends work as in-process.
+//
+// Both sides check every message: the plugin checks every packed array's
+// length against the pair count and every shape's arrays; shape IDs and
+// poses are checked by the served backend and give per-pair errors exactly
+// as in-process (unknown shape, NaN pose, ...). A malformed request gets an
+// InvalidArgument error and the plugin goes on serving; messages over the
+// size limit (WithMaxMessageSize, default 256 MiB) are refused by gRPC
+// (the host does not send a step whose request would be over it, and a
+// response over it counts as a failure of the plugin). The host checks
+// every count, index and length of a response too.
+//
+// # Failure handling
+//
+// Each try of a step has a deadline: the context's, and at most the step
+// timeout (WithStepTimeout, default 30 s). If the plugin process dies, hangs
+// past the step timeout or answers a malformed response, the host kills it,
+// starts a new one, configures it, registers every shape again (the host
+// keeps them) and retries the step once. If the restart or the retry fails
+// too, the host logs a warning and falls back to an in-process CPU backend
+// with the same parameters, which runs that step and every later one. No
+// step is lost and none returns a wrong result.
+//
+// Temporal state (the iterative and predictive rays, keyed by pair ID)
+// lives in the backend, so it does not survive a restart or the fallback:
+// the new backend starts with standard steps, exactly as a fresh one does.
+// The outputs from the failed step on are therefore those of a fresh
+// in-process backend fed the same steps from that point (the tests check
+// this bit for bit). When the caller's context is cancelled or expires
+// mid-step, Detect returns the context's error, as the CPU backend does;
+// since the plugin may or may not have committed the step, the host
+// restarts it before the next step, with the same consequence.
+//
+// On the host, steady-state steps write the request's protobuf encoding
+// straight from the pairs into a buffer reused step after step, and read
+// the response's encoding straight into the caller's narrow.Result (a gRPC
+// codec that stays plain protobuf on the wire); what remains are gRPC's
+// own per-call allocations, the received message's buffer included. The
+// plugin reads the request's arrays in place.
+package plugin
+
+// Regenerate pb/*.pb.go from pb/irtcd.proto with protoc (3.21), protoc-gen-go
+// (v1.36.6) and protoc-gen-go-grpc (v1.3.0) on PATH, for example
+// PATH=$PATH:$(go env GOPATH)/bin go generate ./plugin
+//
+//go:generate protoc -I pb --go_out=pb --go_opt=paths=source_relative --go-grpc_out=pb --go-grpc_opt=paths=source_relative pb/irtcd.proto

@@ -1,0 +1,483 @@
+package plugin
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/plugin/pb"
+)
+
+// Defaults of the host's options.
+const (
+	DefaultStepTimeout  = 30 * time.Second
+	DefaultStartTimeout = 30 * time.Second
+)
+
+// Option configures a Host.
+type Option func(*hostConfig)
+
+type hostConfig struct {
+	log          *slog.Logger
+	workers      int
+	stepTimeout  time.Duration
+	startTimeout time.Duration
+	maxMsg       int
+	checksum     []byte
+}
+
+// WithLogger routes the host's logs, and the plugin process's (through
+// go-plugin's hclog), to l (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *hostConfig) { c.log = l } }
+
+// WithWorkers sets the number of worker goroutines of the plugin's backend
+// and of the CPU fallback (default: their default, GOMAXPROCS).
+func WithWorkers(n int) Option { return func(c *hostConfig) { c.workers = max(0, n) } }
+
+// WithStepTimeout sets the deadline of one try of a step's Detect call
+// (default DefaultStepTimeout; 0: none besides the context's). A plugin
+// that has not answered by then is taken as hung: it is restarted and the
+// step retried.
+func WithStepTimeout(d time.Duration) Option {
+	return func(c *hostConfig) { c.stepTimeout = max(0, d) }
+}
+
+// WithStartTimeout bounds starting and configuring a plugin process, and
+// sending it shapes (default DefaultStartTimeout).
+func WithStartTimeout(d time.Duration) Option {
+	return func(c *hostConfig) {
+		if d > 0 {
+			c.startTimeout = d
+		}
+	}
+}
+
+// WithMaxMessageSize sets the largest gRPC message either way, in bytes
+// (default DefaultMaxMessageSize; at most 2 GiB - 1). The plugin rejects
+// larger requests; a step whose request would be larger fails with
+// narrow.ErrTooLarge.
+func WithMaxMessageSize(n int) Option {
+	return func(c *hostConfig) {
+		if n > 0 {
+			c.maxMsg = min(n, math.MaxInt32)
+		}
+	}
+}
+
+// WithChecksum pins the plugin binary: its SHA-256 must be sum (see
+// FileChecksum), checked by go-plugin's SecureConfig before every start,
+// restarts included.
+func WithChecksum(sum []byte) Option {
+	return func(c *hostConfig) { c.checksum = append([]byte(nil), sum...) }
+}
+
+// FileChecksum returns the SHA-256 of the file at path, for WithChecksum.
+func FileChecksum(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
+
+// Host is a narrow.Backend whose narrow phase runs in a plugin process
+// (a binary that calls Serve, such as cmd/irtcd-plugin). See the package
+// documentation for the protocol and the failure handling. Its methods are
+// safe for concurrent use but are serialised.
+type Host struct {
+	path   string
+	params narrow.Params
+	cfg    hostConfig
+
+	pid      atomic.Int64 // the plugin process's ID, 0 when none
+	restarts atomic.Int64
+
+	mu       sync.Mutex
+	closed   bool
+	shapes   []*narrow.Shape
+	hashes   [][32]byte             // content hash of each shape, by ID
+	data     map[[32]byte]*pb.Shape // wire form of each distinct shape
+	proc     *process               // nil: none running; start one before the next step
+	fallback *cpubackend.Backend    // non-nil once the host has fallen back
+	step     uint64
+
+	call detectCall // the Detect call's buffers, reused step after step
+}
+
+// process is one running plugin process.
+type process struct {
+	client  *goplugin.Client
+	rpc     pb.NarrowClient
+	conn    *grpc.ClientConn
+	pid     int
+	known   map[[32]byte]bool // shape hashes whose data the process has
+	nshapes int               // host shapes registered with it (IDs 0 to nshapes-1)
+}
+
+// New starts the plugin binary at path (a name without a slash is looked
+// up in PATH) and configures its backend with p. It fails if the plugin
+// cannot be started; later failures are handled by Detect (restart, then
+// fallback to the CPU backend). Close the host to stop the process.
+func New(path string, p narrow.Params, opts ...Option) (*Host, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	h := &Host{
+		path:   path,
+		params: p,
+		cfg: hostConfig{
+			log:          slog.Default(),
+			stepTimeout:  DefaultStepTimeout,
+			startTimeout: DefaultStartTimeout,
+			maxMsg:       DefaultMaxMessageSize,
+		},
+		data: make(map[[32]byte]*pb.Shape),
+	}
+	for _, o := range opts {
+		o(&h.cfg)
+	}
+	if err := h.start(context.Background()); err != nil {
+		return nil, fmt.Errorf("plugin: start %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// Params returns the backend parameters.
+func (h *Host) Params() narrow.Params { return h.params }
+
+// PID returns the process ID of the running plugin, or 0 when none runs
+// (between a failure and the restart, after the fallback, after Close).
+func (h *Host) PID() int { return int(h.pid.Load()) }
+
+// Restarts returns how many times the plugin process was restarted.
+func (h *Host) Restarts() int { return int(h.restarts.Load()) }
+
+// FellBack reports whether the host has fallen back to the in-process CPU
+// backend, which then runs every later step.
+func (h *Host) FellBack() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fallback != nil
+}
+
+// RegisterShape makes s available to pairs under the returned ID (0, 1,
+// 2, ... in registration order, as cpubackend numbers them). The host keeps
+// the shape; it is sent to the plugin before the next step, only once per
+// distinct content (by SHA-256 of its geometry), and again to a restarted
+// plugin.
+func (h *Host) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return -1, narrow.ErrBackendClosed
+	}
+	if s == nil {
+		return -1, fmt.Errorf("%w: nil shape", narrow.ErrUnknownShape)
+	}
+	if size := shapeWireSize(s); size > h.cfg.maxMsg-requestSlack {
+		return -1, fmt.Errorf("%w: %d vertices and %d primitives need about %d bytes, over the plugin's %d-byte message limit (see WithMaxMessageSize)",
+			narrow.ErrTooLarge, s.NumVertices(), s.NumPrims(), size, h.cfg.maxMsg)
+	}
+	d, err := encodeShape(s)
+	if err != nil {
+		return -1, err
+	}
+	sum := shapeHash(d)
+	if _, ok := h.data[sum]; !ok {
+		h.data[sum] = d
+	}
+	if h.fallback != nil {
+		id, err := h.fallback.RegisterShape(s)
+		if err != nil {
+			return -1, err
+		}
+		if int(id) != len(h.shapes) {
+			return -1, fmt.Errorf("plugin: fallback backend gave shape %d ID %d", len(h.shapes), id)
+		}
+	}
+	h.shapes = append(h.shapes, s)
+	h.hashes = append(h.hashes, sum)
+	return narrow.ShapeID(len(h.shapes) - 1), nil
+}
+
+// Detect runs one step in the plugin process. See narrow.Backend and the
+// package documentation: a plugin that dies, hangs past the step timeout
+// or answers nonsense is restarted and the step retried once; if that fails
+// too, the step and every later one run on an in-process CPU backend. When
+// ctx is cancelled or its deadline passes, Detect returns ctx's error (the
+// whole step failed) and the plugin is restarted before the next step.
+func (h *Host) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return narrow.ErrBackendClosed
+	}
+	if res == nil {
+		return fmt.Errorf("%w: Detect needs a non-nil *narrow.Result", narrow.ErrBadParams)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if h.fallback != nil {
+		return h.fallback.Detect(ctx, pairs, res)
+	}
+	if size := requestSize(len(pairs)); size > h.cfg.maxMsg {
+		return fmt.Errorf("%w: %d pairs make a %d-byte request, over the plugin's %d-byte message limit (see WithMaxMessageSize)",
+			narrow.ErrTooLarge, len(pairs), size, h.cfg.maxMsg)
+	}
+	h.step++
+
+	var err error
+	for try := 0; try < 2; try++ {
+		if h.proc == nil {
+			if err = h.start(ctx); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				err = fmt.Errorf("restart: %w", err)
+				break
+			}
+			h.restarts.Add(1)
+		}
+		if err = h.detect(ctx, pairs, res); err == nil {
+			return nil
+		}
+		// Dead, hung, or out of step with the host: either way its
+		// temporal state can no longer be trusted.
+		h.stop(true)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		h.cfg.log.Warn("irtcd plugin: step failed; restarting the plugin", "step", h.step, "try", try+1, "err", err)
+	}
+	if ferr := h.startFallback(); ferr != nil {
+		return fmt.Errorf("plugin: step %d failed (%v) and the CPU fallback could not start: %w", h.step, err, ferr)
+	}
+	h.cfg.log.Warn("irtcd plugin: plugin unusable; falling back to the in-process CPU backend for this and every later step",
+		"path", h.path, "step", h.step, "err", err)
+	return h.fallback.Detect(ctx, pairs, res)
+}
+
+// detect is one try of a step on the running plugin: the shapes it does
+// not have yet (within the start timeout, as building them may take a
+// while), then the step (within the step timeout).
+func (h *Host) detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	if h.proc.nshapes < len(h.shapes) {
+		fctx, cancel := context.WithTimeout(ctx, h.cfg.startTimeout)
+		err := h.flush(fctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("register shapes: %w", err)
+		}
+	}
+	if h.cfg.stepTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.cfg.stepTimeout)
+		defer cancel()
+	}
+	c := &h.call
+	c.step, c.pairs, c.res, c.err = h.step, pairs, res, nil
+	err := h.proc.conn.Invoke(ctx, pb.Narrow_Detect_FullMethodName, c, c, grpc.ForceCodec(hostCodec{}))
+	c.pairs, c.res = nil, nil
+	if err != nil {
+		// gRPC may still hold the request's bytes after a failed call:
+		// the next call packs into a new buffer.
+		c.buf = nil
+		if c.err != nil {
+			return fmt.Errorf("response: %w", c.err)
+		}
+		return err
+	}
+	return nil
+}
+
+// flush registers with the plugin the shapes it does not have yet, in
+// messages under the size limit, sending each distinct shape's data once.
+func (h *Host) flush(ctx context.Context) error {
+	p := h.proc
+	for p.nshapes < len(h.shapes) {
+		first := p.nshapes
+		req := &pb.RegisterShapesRequest{}
+		sent := make(map[[32]byte]bool)
+		size := 0
+		for i := first; i < len(h.shapes); i++ {
+			sum := h.hashes[i]
+			e := &pb.ShapeEntry{Hash: sum[:]}
+			add := 64
+			if !p.known[sum] && !sent[sum] {
+				e.Data = h.data[sum]
+				add += shapeWireSize(h.shapes[i])
+			}
+			if len(req.Shapes) > 0 && size+add > h.cfg.maxMsg/2 {
+				break
+			}
+			if e.Data != nil {
+				sent[sum] = true
+			}
+			size += add
+			req.Shapes = append(req.Shapes, e)
+		}
+		resp, err := p.rpc.RegisterShapes(ctx, req)
+		if err != nil {
+			return err
+		}
+		if len(resp.GetIds()) != len(req.Shapes) {
+			return fmt.Errorf("%d IDs for %d shapes", len(resp.GetIds()), len(req.Shapes))
+		}
+		for k, id := range resp.GetIds() {
+			if int(id) != first+k {
+				return fmt.Errorf("plugin gave shape %d ID %d", first+k, id)
+			}
+		}
+		for sum := range sent {
+			p.known[sum] = true
+		}
+		p.nshapes += len(req.Shapes)
+	}
+	return nil
+}
+
+// start starts and configures a plugin process; the shapes follow with the
+// next step.
+func (h *Host) start(ctx context.Context) error {
+	cmd := exec.Command(h.path)
+	cmd.Env = append(os.Environ(),
+		envMaxMessage+"="+strconv.Itoa(h.cfg.maxMsg),
+		envLogLevel+"="+lowestLevel(h.cfg.log).String())
+	var secure *goplugin.SecureConfig
+	if h.cfg.checksum != nil {
+		secure = &goplugin.SecureConfig{Checksum: h.cfg.checksum, Hash: sha256.New()}
+	}
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  Handshake,
+		Plugins:          goplugin.PluginSet{pluginName: &grpcPlugin{}},
+		Cmd:              cmd,
+		SkipHostEnv:      true, // cmd.Env has it, before the host's own variables
+		SecureConfig:     secure,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		Logger:           newHCLogger(h.cfg.log, "plugin"),
+		StartTimeout:     h.cfg.startTimeout,
+		GRPCDialOptions: []grpc.DialOption{
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(h.cfg.maxMsg), grpc.MaxCallSendMsgSize(h.cfg.maxMsg)),
+			grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
+			grpc.WithReadBufferSize(bufferSize), grpc.WithWriteBufferSize(bufferSize),
+		},
+	})
+	cp, err := client.Client()
+	if err != nil {
+		client.Kill()
+		return err
+	}
+	raw, err := cp.Dispense(pluginName)
+	if err != nil {
+		client.Kill()
+		return err
+	}
+	r, ok := raw.(*remote)
+	if !ok {
+		client.Kill()
+		return fmt.Errorf("dispensed %T", raw)
+	}
+	rpc := r.rpc
+	cctx, cancel := context.WithTimeout(ctx, h.cfg.startTimeout)
+	defer cancel()
+	resp, err := rpc.Configure(cctx, &pb.ConfigureRequest{Params: encodeParams(h.params), Workers: int32(min(h.cfg.workers, 1<<16))})
+	if err != nil {
+		client.Kill()
+		return fmt.Errorf("configure: %w", err)
+	}
+	pid := int(resp.GetPid())
+	if rc := client.ReattachConfig(); rc != nil && rc.Pid > 0 {
+		pid = rc.Pid
+	}
+	h.proc = &process{client: client, rpc: rpc, conn: r.conn, pid: pid, known: make(map[[32]byte]bool)}
+	h.pid.Store(int64(pid))
+	h.cfg.log.Debug("irtcd plugin: started", "path", h.path, "pid", pid, "backend", resp.GetBackend())
+	return nil
+}
+
+// stop ends the plugin process. With force it is killed at once (it may be
+// hung); otherwise go-plugin asks it to exit first.
+func (h *Host) stop(force bool) {
+	p := h.proc
+	if p == nil {
+		return
+	}
+	h.proc = nil
+	h.pid.Store(0)
+	if force && !p.client.Exited() {
+		if pr, err := os.FindProcess(p.pid); err == nil {
+			pr.Kill()
+		}
+	}
+	p.client.Kill()
+}
+
+// exited reports whether the current plugin process has exited (true when
+// none runs).
+func (h *Host) exited() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.proc == nil || h.proc.client.Exited()
+}
+
+// startFallback makes the in-process CPU backend and registers every
+// shape with it.
+func (h *Host) startFallback() error {
+	var opts []cpubackend.Option
+	if h.cfg.workers > 0 {
+		opts = append(opts, cpubackend.WithWorkers(h.cfg.workers))
+	}
+	be, err := cpubackend.New(h.params, append(opts, cpubackend.WithLogger(h.cfg.log))...)
+	if err != nil {
+		return err
+	}
+	for i, s := range h.shapes {
+		id, err := be.RegisterShape(s)
+		if err == nil && int(id) != i {
+			err = fmt.Errorf("shape %d got ID %d", i, id)
+		}
+		if err != nil {
+			be.Close()
+			return err
+		}
+	}
+	h.fallback = be
+	return nil
+}
+
+// Close stops the plugin process (and the fallback backend). Later calls
+// fail with narrow.ErrBackendClosed.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	h.stop(false)
+	if h.fallback != nil {
+		return h.fallback.Close()
+	}
+	return nil
+}

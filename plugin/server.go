@@ -1,0 +1,275 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/plugin/pb"
+)
+
+// ProtocolVersion is the version of the plugin protocol (the messages of
+// pb/irtcd.proto and their packed layouts). Host and plugin must agree on
+// it in go-plugin's handshake.
+const ProtocolVersion = 1
+
+// Handshake is the go-plugin handshake of irtcd narrow-phase plugins: the
+// protocol version and the magic cookie. A plugin binary started by hand,
+// without the cookie in its environment, says it is a plugin and exits.
+var Handshake = goplugin.HandshakeConfig{
+	ProtocolVersion:  ProtocolVersion,
+	MagicCookieKey:   "IRTCD_NARROW_PLUGIN",
+	MagicCookieValue: "a4c1d3e0-irtcd-narrow-phase-v1",
+}
+
+// pluginName is the name the narrow phase is dispensed under.
+const pluginName = "narrow"
+
+// DefaultMaxMessageSize is the default largest gRPC message, in bytes, either
+// way (256 MiB: about two million pairs per step).
+const DefaultMaxMessageSize = 256 << 20
+
+// HTTP/2 flow-control windows and socket buffers of both ends: large
+// enough that a step's request or response crosses in one go, without
+// waiting for window updates.
+const (
+	windowSize = 64 << 20
+	bufferSize = 1 << 20
+)
+
+// Environment variables the host sets for the plugin process.
+const (
+	envMaxMessage = "IRTCD_PLUGIN_MAX_MESSAGE" // largest message in bytes
+	envLogLevel   = "IRTCD_PLUGIN_LOG_LEVEL"   // most verbose level the host logs (hclog names)
+)
+
+// Factory makes the backend a plugin serves, with the host's parameters
+// and worker count (0: the backend's default), logging to log. It is
+// called on every Configure; the previous backend is closed first.
+//
+// The backend must number shapes 0, 1, 2, ... in registration order, as
+// cpubackend does: the host relies on it so that shape IDs, and the errors
+// that name them, are the same in and out of process.
+type Factory func(p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error)
+
+// CPUFactory is the Factory of the in-process CPU backend (package
+// cpubackend); cmd/irtcd-plugin serves it.
+func CPUFactory(p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error) {
+	opts := []cpubackend.Option{cpubackend.WithLogger(log)}
+	if workers > 0 {
+		opts = append(opts, cpubackend.WithWorkers(workers))
+	}
+	return cpubackend.New(p, opts...)
+}
+
+// Server is the plugin side of the protocol: it implements the gRPC
+// service of package pb on a backend made by a Factory. Serve runs one in a
+// plugin process; tests can call its methods directly.
+//
+// Every request is checked before use: a malformed or inconsistent request
+// gets an InvalidArgument error and changes nothing, and the server goes on
+// serving. Its methods are safe for concurrent use (they are serialised).
+type Server struct {
+	pb.UnimplementedNarrowServer
+
+	factory Factory
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	be      narrow.Backend
+	nshapes int                        // shapes registered with be
+	byHash  map[[32]byte]*narrow.Shape // every shape received, by content hash
+	pairs   []narrow.Pair              // scratch of Detect
+	res     narrow.Result              // scratch of Detect
+}
+
+// NewServer returns a server whose backend f makes (at the first
+// Configure), logging to log (nil: slog.Default()).
+func NewServer(f Factory, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{factory: f, log: log, byHash: make(map[[32]byte]*narrow.Shape)}
+}
+
+// Configure (re)creates the backend with the host's parameters. Shape
+// registrations start afresh (shapes received before stay known by their
+// hash).
+func (s *Server) Configure(_ context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
+	p, err := decodeParams(req.GetParams())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "configure: %v", err)
+	}
+	if req.GetWorkers() < 0 || req.GetWorkers() > 1<<16 {
+		return nil, status.Errorf(codes.InvalidArgument, "configure: %d workers", req.GetWorkers())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.be != nil {
+		s.be.Close()
+		s.be, s.nshapes = nil, 0
+	}
+	be, err := s.factory(p, int(req.GetWorkers()), s.log)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "configure: %v", err)
+	}
+	s.be = be
+	desc := fmt.Sprintf("%T", be)
+	s.log.Info("irtcd plugin: backend configured", "backend", desc, "method", p.Method.String(),
+		"traversal", p.Traversal.String(), "response", p.Response.String(), "workers", req.GetWorkers())
+	return &pb.ConfigureResponse{Pid: int64(os.Getpid()), Backend: desc}, nil
+}
+
+// RegisterShapes registers shapes in order. An entry without data must name
+// the hash of a shape received before. On error the entries before the
+// failing one stay registered.
+func (s *Server) RegisterShapes(_ context.Context, req *pb.RegisterShapesRequest) (*pb.RegisterShapesResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.be == nil {
+		return nil, status.Error(codes.FailedPrecondition, "register shapes: not configured")
+	}
+	out := &pb.RegisterShapesResponse{Ids: make([]int32, 0, len(req.GetShapes()))}
+	for i, e := range req.GetShapes() {
+		if len(e.GetHash()) != 32 {
+			return nil, status.Errorf(codes.InvalidArgument, "register shapes: entry %d: hash of %d bytes", i, len(e.GetHash()))
+		}
+		key := [32]byte(e.GetHash())
+		sh := s.byHash[key]
+		if d := e.GetData(); d != nil {
+			if shapeHash(d) != key {
+				return nil, status.Errorf(codes.InvalidArgument, "register shapes: entry %d: content does not match its hash", i)
+			}
+			if sh == nil {
+				var err error
+				if sh, err = decodeShape(d); err != nil {
+					return nil, status.Errorf(codes.InvalidArgument, "register shapes: entry %d: %v", i, err)
+				}
+				s.byHash[key] = sh
+			}
+		}
+		if sh == nil {
+			return nil, status.Errorf(codes.FailedPrecondition, "register shapes: entry %d: unknown shape hash %x and no data", i, key[:8])
+		}
+		id, err := s.be.RegisterShape(sh)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "register shapes: entry %d: %v", i, err)
+		}
+		if int(id) != s.nshapes {
+			return nil, status.Errorf(codes.Internal, "register shapes: backend gave shape %d ID %d (plugin backends must number shapes in registration order)", s.nshapes, id)
+		}
+		s.nshapes++
+		out.Ids = append(out.Ids, int32(id))
+	}
+	return out, nil
+}
+
+// Detect runs one step. A malformed request gets InvalidArgument; bad
+// pairs (unknown shapes, NaN poses, ...) get their per-pair errors from the
+// backend, exactly as in-process.
+func (s *Server) Detect(ctx context.Context, req *pb.DetectRequest) (*pb.DetectResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.be == nil {
+		return nil, status.Error(codes.FailedPrecondition, "detect: not configured")
+	}
+	pairs, err := decodeRequest(req, s.pairs)
+	s.pairs = pairs
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "detect: %v", err)
+	}
+	if err := s.be.Detect(ctx, pairs, &s.res); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, status.FromContextError(err).Err()
+		}
+		return nil, status.Errorf(codes.Internal, "detect: %v", err)
+	}
+	return encodeResponse(&s.res), nil
+}
+
+// Close closes the backend.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.be == nil {
+		return nil
+	}
+	err := s.be.Close()
+	s.be = nil
+	return err
+}
+
+// grpcPlugin is the go-plugin glue of the narrow phase: the plugin side
+// registers srv with the gRPC server, the host side gets a gRPC client.
+type grpcPlugin struct {
+	goplugin.NetRPCUnsupportedPlugin
+	srv *Server
+}
+
+// GRPCServer registers the narrow-phase service (plugin side).
+func (p *grpcPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterNarrowServer(s, p.srv)
+	return nil
+}
+
+// GRPCClient returns the host's end of the connection.
+func (p *grpcPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &remote{rpc: pb.NewNarrowClient(c), conn: c}, nil
+}
+
+// remote is the host's end of the connection: the generated client, and
+// the connection for Detect calls with hostCodec.
+type remote struct {
+	rpc  pb.NarrowClient
+	conn *grpc.ClientConn
+}
+
+// Serve serves the backends f makes to the host that started this process,
+// over go-plugin in gRPC mode (mutual TLS when the host asks for it, as
+// Host does), and returns when the host closes the connection. Call it from
+// a plugin binary's main. Logs go, as hclog JSON lines on standard error,
+// to the host's slog.Logger; the host sets the level and the largest
+// message size through the environment.
+func Serve(f Factory) {
+	maxMsg := DefaultMaxMessageSize
+	if v, err := strconv.Atoi(os.Getenv(envMaxMessage)); err == nil && v > 0 && v <= math.MaxInt32 {
+		maxMsg = v
+	}
+	level := hclog.LevelFromString(os.Getenv(envLogLevel))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	hl := hclog.New(&hclog.LoggerOptions{
+		Name:       "irtcd-plugin",
+		Level:      level,
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
+	srv := NewServer(f, slog.New(newSlogHandler(hl)))
+	defer srv.Close()
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig: Handshake,
+		Plugins:         goplugin.PluginSet{pluginName: &grpcPlugin{srv: srv}},
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			opts = append(opts, grpc.ForceServerCodec(serverCodec{}),
+				grpc.MaxRecvMsgSize(maxMsg), grpc.MaxSendMsgSize(maxMsg),
+				grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+				grpc.ReadBufferSize(bufferSize), grpc.WriteBufferSize(bufferSize))
+			return grpc.NewServer(opts...)
+		},
+		Logger: hl,
+	})
+}

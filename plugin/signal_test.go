@@ -1,0 +1,6 @@
+package plugin
+
+import "syscall"
+
+// nilSignal checks that a process exists without signalling it.
+var nilSignal = syscall.Signal(0)

@@ -1,0 +1,701 @@
+package plugin
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/plugin/pb"
+)
+
+// Strides of the packed arrays (bytes per element); the layouts are
+// documented in pb/irtcd.proto.
+const (
+	pairStride     = 16      // ID uint64, A int32, B int32
+	poseStride     = 2 * 56  // two poses of 7 float64
+	infoStride     = 12      // contacts uint32, manifolds uint32, flags uint32
+	contactStride  = 65      // P, Depth, Dir (7 float64), From uint8, Vertex int32, Prim int32
+	manifoldStride = 28      // Normal (3 float64), points uint32
+	refStride      = 4       // uint32: index among the pair's contacts, or literalRef
+	vertexStride   = 24      // 3 float64
+	primStride     = 12      // 3 int32
+	loopStride     = 4       // uint32
+	requestSlack   = 1 << 10 // bytes of a DetectRequest besides its arrays (an upper bound)
+)
+
+// literalRef marks a manifold point sent in full (not as one of its pair's
+// contacts).
+const literalRef = math.MaxUint32
+
+// Flags of a pair's result.
+const (
+	flagIterative = 1 << 0
+	flagFailed    = 1 << 1
+)
+
+// errMalformed is the cause of every error about a malformed message.
+var errMalformed = errors.New("malformed message")
+
+func malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errMalformed, fmt.Sprintf(format, args...))
+}
+
+// errorKinds are the sentinels a pair's error can wrap, by wire code. Codes
+// are part of the protocol: append, never reorder.
+var errorKinds = [...]error{
+	nil, // 0: none of the below
+	narrow.ErrEmpty,
+	narrow.ErrNonFinite,
+	narrow.ErrIndexRange,
+	narrow.ErrDegenerate,
+	narrow.ErrOpenBoundary,
+	narrow.ErrNonManifold,
+	narrow.ErrWinding,
+	narrow.ErrSelfIntersect,
+	narrow.ErrSyntax,
+	narrow.ErrBadPose,
+	narrow.ErrUnknownShape,
+	narrow.ErrDimension,
+	narrow.ErrDuplicatePair,
+	narrow.ErrBadParams,
+	narrow.ErrBackendClosed,
+	narrow.ErrTooLarge,
+	context.Canceled,
+	context.DeadlineExceeded,
+}
+
+// errorCode returns the wire code of the first sentinel err wraps, or 0.
+func errorCode(err error) uint32 {
+	for i := 1; i < len(errorKinds); i++ {
+		if errors.Is(err, errorKinds[i]) {
+			return uint32(i)
+		}
+	}
+	return 0
+}
+
+// RemoteError is the error of a pair as the plugin process reported it: its
+// message, and the narrow sentinel error it wrapped there (nil if none), so
+// that errors.Is works on the host as it does in-process. A pair's Err in a
+// Host's result is a *narrow.PairError whose cause is a *RemoteError, and
+// prints exactly as the in-process error does.
+type RemoteError struct {
+	Msg  string
+	Kind error
+}
+
+// Error returns the message the plugin process reported.
+func (e *RemoteError) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel error the remote error wrapped.
+func (e *RemoteError) Unwrap() error { return e.Kind }
+
+// remoteError rebuilds the error of one failed pair; its code must be
+// known.
+func remoteError(f *pb.PairFailure) error {
+	re := &RemoteError{Msg: f.GetMessage(), Kind: errorKinds[f.GetCode()]}
+	if f.GetPairError() {
+		return &narrow.PairError{ID: f.GetPairId(), Err: re}
+	}
+	return re
+}
+
+// failure encodes the error of pair index i.
+func failure(i int, err error) *pb.PairFailure {
+	f := &pb.PairFailure{Index: uint32(i)}
+	if pe, ok := err.(*narrow.PairError); ok && pe.Err != nil {
+		f.PairError, f.PairId = true, pe.ID
+		err = pe.Err
+	}
+	f.Code, f.Message = errorCode(err), err.Error()
+	return f
+}
+
+func putF64(b []byte, v float64) { binary.LittleEndian.PutUint64(b, math.Float64bits(v)) }
+func getF64(b []byte) float64    { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+func putU32(b []byte, v uint32)  { binary.LittleEndian.PutUint32(b, v) }
+func getU32(b []byte) uint32     { return binary.LittleEndian.Uint32(b) }
+
+func putVec3(b []byte, v mgl64.Vec3) {
+	putF64(b[0:], v[0])
+	putF64(b[8:], v[1])
+	putF64(b[16:], v[2])
+}
+
+func getVec3(b []byte) mgl64.Vec3 { return mgl64.Vec3{getF64(b[0:]), getF64(b[8:]), getF64(b[16:])} }
+
+func putPose(b []byte, p *narrow.Pose) {
+	putVec3(b[0:], p.Pos)
+	putF64(b[24:], p.Rot.W)
+	putVec3(b[32:], p.Rot.V)
+}
+
+func getPose(p *narrow.Pose, b []byte) {
+	b = b[:56]
+	p.Pos[0], p.Pos[1], p.Pos[2] = getF64(b[0:]), getF64(b[8:]), getF64(b[16:])
+	p.Rot.W = getF64(b[24:])
+	p.Rot.V[0], p.Rot.V[1], p.Rot.V[2] = getF64(b[32:]), getF64(b[40:]), getF64(b[48:])
+}
+
+func putContact(b []byte, c *narrow.Contact) {
+	putVec3(b[0:], c.P)
+	putF64(b[24:], c.Depth)
+	putVec3(b[32:], c.Dir)
+	b[56] = byte(c.From)
+	putU32(b[57:], uint32(c.Vertex))
+	putU32(b[61:], uint32(c.Prim))
+}
+
+func getContact(b []byte, c *narrow.Contact) error {
+	b = b[:contactStride]
+	if b[56] > byte(narrow.SideB) {
+		return malformed("contact side %d", b[56])
+	}
+	c.P[0], c.P[1], c.P[2] = getF64(b[0:]), getF64(b[8:]), getF64(b[16:])
+	c.Depth = getF64(b[24:])
+	c.Dir[0], c.Dir[1], c.Dir[2] = getF64(b[32:]), getF64(b[40:]), getF64(b[48:])
+	c.From = narrow.Side(b[56])
+	c.Vertex = int32(getU32(b[57:]))
+	c.Prim = int32(getU32(b[61:]))
+	return nil
+}
+
+// grow returns b resized to n bytes, reusing its storage when it can.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n, n+n/4)
+	}
+	return b[:n]
+}
+
+// requestSize returns the size of a DetectRequest for n pairs (an upper
+// bound).
+func requestSize(n int) int { return n*(pairStride+poseStride) + requestSlack }
+
+// encodeRequest packs pairs into req, reusing the buffers *pairBuf and
+// *poseBuf.
+func encodeRequest(req *pb.DetectRequest, pairs []narrow.Pair, pairBuf, poseBuf *[]byte) {
+	n := len(pairs)
+	*pairBuf, *poseBuf = grow(*pairBuf, n*pairStride), grow(*poseBuf, n*poseStride)
+	packPairs(*pairBuf, pairs)
+	packPoses(*poseBuf, pairs)
+	req.NumPairs, req.Pairs, req.Poses = uint32(n), *pairBuf, *poseBuf
+}
+
+// packPairs writes the pairs' IDs and shapes to b (pairStride bytes each).
+func packPairs(b []byte, pairs []narrow.Pair) {
+	for i := range pairs {
+		p := &pairs[i]
+		q := b[i*pairStride : (i+1)*pairStride]
+		binary.LittleEndian.PutUint64(q[0:], p.ID)
+		putU32(q[8:], uint32(p.A))
+		putU32(q[12:], uint32(p.B))
+	}
+}
+
+// packPoses writes the pairs' poses to b (poseStride bytes each).
+func packPoses(b []byte, pairs []narrow.Pair) {
+	for i := range pairs {
+		q := b[i*poseStride : (i+1)*poseStride]
+		putPose(q[0:], &pairs[i].PoseA)
+		putPose(q[56:], &pairs[i].PoseB)
+	}
+}
+
+// decodeRequest unpacks a step's pairs into dst (reusing its storage). It
+// checks every array's length; shape IDs and poses are checked by the
+// backend, per pair, exactly as in-process.
+func decodeRequest(req *pb.DetectRequest, dst []narrow.Pair) ([]narrow.Pair, error) {
+	n := int(req.GetNumPairs())
+	if len(req.GetPairs()) != n*pairStride {
+		return dst[:0], malformed("%d pairs need %d bytes of pairs, got %d", n, n*pairStride, len(req.GetPairs()))
+	}
+	if len(req.GetPoses()) != n*poseStride {
+		return dst[:0], malformed("%d pairs need %d bytes of poses, got %d", n, n*poseStride, len(req.GetPoses()))
+	}
+	if cap(dst) < n {
+		dst = make([]narrow.Pair, n)
+	}
+	dst = dst[:n]
+	pairs, poses := req.GetPairs(), req.GetPoses()
+	for i := range dst {
+		p := &dst[i]
+		b := pairs[i*pairStride : (i+1)*pairStride]
+		p.ID = binary.LittleEndian.Uint64(b[0:])
+		p.A = narrow.ShapeID(int32(getU32(b[8:])))
+		p.B = narrow.ShapeID(int32(getU32(b[12:])))
+		q := poses[i*poseStride : (i+1)*poseStride]
+		getPose(&p.PoseA, q[0:])
+		getPose(&p.PoseB, q[56:])
+	}
+	return dst, nil
+}
+
+// encodeResponse packs a step's result. A manifold point that is a copy
+// of one of its pair's contacts (as the reduction makes them) travels as
+// that contact's index.
+func encodeResponse(res *narrow.Result) *pb.DetectResponse {
+	nc, nm, np := 0, 0, 0
+	for i := range res.Pairs {
+		p := &res.Pairs[i]
+		nc += len(p.Contacts)
+		nm += len(p.Manifolds)
+		for k := range p.Manifolds {
+			np += len(p.Manifolds[k].Points)
+		}
+	}
+	out := &pb.DetectResponse{
+		Pairs:     make([]byte, len(res.Pairs)*infoStride),
+		Contacts:  make([]byte, nc*contactStride),
+		Manifolds: make([]byte, nm*manifoldStride),
+		PointRefs: make([]byte, np*refStride),
+		Stats:     encodeStats(&res.Stats),
+	}
+	c, m, r := out.Contacts, out.Manifolds, out.PointRefs
+	for i := range res.Pairs {
+		p := &res.Pairs[i]
+		var flags uint32
+		if p.Iterative {
+			flags |= flagIterative
+		}
+		if p.Err != nil {
+			flags |= flagFailed
+			out.Failures = append(out.Failures, failure(i, p.Err))
+		}
+		b := out.Pairs[i*infoStride:]
+		putU32(b[0:], uint32(len(p.Contacts)))
+		putU32(b[4:], uint32(len(p.Manifolds)))
+		putU32(b[8:], flags)
+		for k := range p.Contacts {
+			putContact(c, &p.Contacts[k])
+			c = c[contactStride:]
+		}
+		for k := range p.Manifolds {
+			mf := &p.Manifolds[k]
+			putVec3(m, mf.Normal)
+			putU32(m[24:], uint32(len(mf.Points)))
+			m = m[manifoldStride:]
+			for j := range mf.Points {
+				ref := uint32(literalRef)
+				if i := contactIndex(p.Contacts, &mf.Points[j]); i >= 0 {
+					ref = uint32(i)
+				} else {
+					n := len(out.Points)
+					out.Points = append(out.Points, make([]byte, contactStride)...)
+					putContact(out.Points[n:], &mf.Points[j])
+				}
+				putU32(r, ref)
+				r = r[refStride:]
+			}
+		}
+	}
+	return out
+}
+
+// contactIndex returns the index of a contact bit-identical to pt among
+// cs (sorted by From, then Vertex), or -1.
+func contactIndex(cs []narrow.Contact, pt *narrow.Contact) int {
+	i, _ := slices.BinarySearchFunc(cs, pt, func(c narrow.Contact, t *narrow.Contact) int {
+		if c.From != t.From {
+			return int(c.From) - int(t.From)
+		}
+		return cmp.Compare(c.Vertex, t.Vertex)
+	})
+	if i < len(cs) && sameContact(&cs[i], pt) && uint64(i) < literalRef {
+		return i
+	}
+	return -1
+}
+
+// sameContact reports whether two contacts are equal bit for bit.
+func sameContact(a, b *narrow.Contact) bool {
+	for k := 0; k < 3; k++ {
+		if math.Float64bits(a.P[k]) != math.Float64bits(b.P[k]) || math.Float64bits(a.Dir[k]) != math.Float64bits(b.Dir[k]) {
+			return false
+		}
+	}
+	return math.Float64bits(a.Depth) == math.Float64bits(b.Depth) && a.From == b.From && a.Vertex == b.Vertex && a.Prim == b.Prim
+}
+
+// decoder unpacks DetectResponses into a narrow.Result; its scratch
+// buffers are reused from step to step.
+type decoder struct {
+	contacts  []narrow.Contact
+	manifolds []narrow.Manifold
+	points    []narrow.Contact
+	failed    []int32 // per pair: index in Failures, or -1
+}
+
+// decode fills res with the response to a request for pairs, after
+// checking that every count, length and index is consistent.
+func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narrow.Result) error {
+	n := len(pairs)
+	info := resp.GetPairs()
+	if len(info) != n*infoStride {
+		return malformed("%d pairs need %d bytes of results, got %d", n, n*infoStride, len(info))
+	}
+	maxC, maxM := len(resp.GetContacts())/contactStride, len(resp.GetManifolds())/manifoldStride
+	nc, nm, nf := 0, 0, 0
+	for i := 0; i < n; i++ {
+		b := info[i*infoStride:]
+		nc += int(getU32(b[0:]))
+		nm += int(getU32(b[4:]))
+		flags := getU32(b[8:])
+		if flags&^(flagIterative|flagFailed) != 0 {
+			return malformed("pair %d: flags %#x", i, flags)
+		}
+		if flags&flagFailed != 0 {
+			nf++
+		}
+		if nc > maxC || nm > maxM {
+			return malformed("pair %d: more contacts or manifolds than sent", i)
+		}
+	}
+	if nc*contactStride != len(resp.GetContacts()) || nm*manifoldStride != len(resp.GetManifolds()) {
+		return malformed("%d contacts and %d manifolds in %d and %d bytes", nc, nm, len(resp.GetContacts()), len(resp.GetManifolds()))
+	}
+	np, maxP := 0, len(resp.GetPointRefs())/refStride
+	for k := 0; k < nm; k++ {
+		np += int(getU32(resp.GetManifolds()[k*manifoldStride+24:]))
+		if np > maxP {
+			return malformed("manifold %d: more points than sent", k)
+		}
+	}
+	if np*refStride != len(resp.GetPointRefs()) || len(resp.GetPoints())%contactStride != 0 {
+		return malformed("%d manifold points in %d bytes of references and %d of points", np, len(resp.GetPointRefs()), len(resp.GetPoints()))
+	}
+	if len(resp.GetFailures()) != nf {
+		return malformed("%d failed pairs but %d errors", nf, len(resp.GetFailures()))
+	}
+	if resp.GetStats() == nil {
+		return malformed("no stats")
+	}
+
+	if cap(d.failed) < n {
+		d.failed = make([]int32, n)
+	}
+	d.failed = d.failed[:n]
+	for i := range d.failed {
+		d.failed[i] = -1
+	}
+	for k, f := range resp.GetFailures() {
+		i := int(f.GetIndex())
+		if i >= n || getU32(info[i*infoStride+8:])&flagFailed == 0 || d.failed[i] >= 0 {
+			return malformed("error %d for pair %d", k, i)
+		}
+		if int(f.GetCode()) >= len(errorKinds) {
+			return malformed("pair %d: unknown error code %d", i, f.GetCode())
+		}
+		d.failed[i] = int32(k)
+	}
+
+	d.contacts = resizeContacts(d.contacts, nc)
+	for k := range d.contacts {
+		if err := getContact(resp.Contacts[k*contactStride:], &d.contacts[k]); err != nil {
+			return err
+		}
+	}
+	// The manifold points: references to their pair's contacts, or the
+	// next literal point.
+	d.points = resizeContacts(d.points, np)
+	refs, lits := resp.GetPointRefs(), resp.GetPoints()
+	k, li, mi, c0 := 0, 0, 0, 0
+	for i := 0; i < n; i++ {
+		b := info[i*infoStride:]
+		c, m := int(getU32(b[0:])), int(getU32(b[4:]))
+		for ; m > 0; m-- {
+			cnt := int(getU32(resp.Manifolds[mi*manifoldStride+24:]))
+			mi++
+			for ; cnt > 0; cnt-- {
+				switch ref := getU32(refs[k*refStride:]); {
+				case ref == literalRef:
+					if (li+1)*contactStride > len(lits) {
+						return malformed("pair %d: more literal manifold points than sent", i)
+					}
+					if err := getContact(lits[li*contactStride:], &d.points[k]); err != nil {
+						return err
+					}
+					li++
+				case uint64(ref) < uint64(c):
+					d.points[k] = d.contacts[c0+int(ref)]
+				default:
+					return malformed("pair %d: manifold point refers to contact %d of %d", i, ref, c)
+				}
+				k++
+			}
+		}
+		c0 += c
+	}
+	if li*contactStride != len(lits) {
+		return malformed("%d literal manifold points sent, %d used", len(lits)/contactStride, li)
+	}
+	if cap(d.manifolds) < nm {
+		d.manifolds = make([]narrow.Manifold, nm, nm+nm/4)
+	}
+	d.manifolds = d.manifolds[:nm]
+	p0 := 0
+	for k := range d.manifolds {
+		b := resp.Manifolds[k*manifoldStride:]
+		cnt := int(getU32(b[24:]))
+		d.manifolds[k] = narrow.Manifold{Normal: getVec3(b), Points: d.points[p0 : p0+cnt : p0+cnt]}
+		p0 += cnt
+	}
+
+	res.Reset()
+	c0, m0 := 0, 0
+	for i := 0; i < n; i++ {
+		b := info[i*infoStride:]
+		c, m, flags := int(getU32(b[0:])), int(getU32(b[4:])), getU32(b[8:])
+		var err error
+		if k := d.failed[i]; k >= 0 {
+			err = remoteError(resp.Failures[k]) // code checked above
+		}
+		res.Append(pairs[i].ID, d.contacts[c0:c0+c], d.manifolds[m0:m0+m], flags&flagIterative != 0, err)
+		c0 += c
+		m0 += m
+	}
+	res.Stats = decodeStats(resp.Stats)
+	clear(d.manifolds) // drop the references to d.points
+	return nil
+}
+
+func resizeContacts(c []narrow.Contact, n int) []narrow.Contact {
+	if cap(c) < n {
+		return make([]narrow.Contact, n, n+n/4)
+	}
+	return c[:n]
+}
+
+func encodeStats(s *narrow.Stats) *pb.Stats {
+	return &pb.Stats{
+		Pairs:          int64(s.Pairs),
+		StandardPairs:  int64(s.StandardPairs),
+		IterativePairs: int64(s.IterativePairs),
+		FailedPairs:    int64(s.FailedPairs),
+		StandardRays:   int64(s.StandardRays),
+		OcclusionRays:  int64(s.OcclusionRays),
+		PredictiveRays: int64(s.PredictiveRays),
+		IterativeRays:  int64(s.IterativeRays),
+		IterativeSteps: int64(s.IterativeSteps),
+		LostRays:       int64(s.LostRays),
+		Predictions:    int64(s.Predictions),
+		Contacts:       int64(s.Contacts),
+	}
+}
+
+func decodeStats(s *pb.Stats) narrow.Stats {
+	return narrow.Stats{
+		Pairs:          int(s.GetPairs()),
+		StandardPairs:  int(s.GetStandardPairs()),
+		IterativePairs: int(s.GetIterativePairs()),
+		FailedPairs:    int(s.GetFailedPairs()),
+		StandardRays:   int(s.GetStandardRays()),
+		OcclusionRays:  int(s.GetOcclusionRays()),
+		PredictiveRays: int(s.GetPredictiveRays()),
+		IterativeRays:  int(s.GetIterativeRays()),
+		IterativeSteps: int(s.GetIterativeSteps()),
+		LostRays:       int(s.GetLostRays()),
+		Predictions:    int(s.GetPredictions()),
+		Contacts:       int(s.GetContacts()),
+	}
+}
+
+// encodeParams packs backend parameters.
+func encodeParams(p narrow.Params) *pb.Params {
+	return &pb.Params{
+		Method:                uint32(p.Method),
+		Traversal:             uint32(p.Traversal),
+		Response:              uint32(p.Response),
+		DisplacementThreshold: p.DisplacementThreshold,
+		Confidence:            p.Confidence,
+		DistanceExtension:     p.DistanceExtension,
+		MaxIt:                 int64(p.MaxIt),
+		ManifoldSize:          int64(p.ManifoldSize),
+		ManifoldAngle:         p.ManifoldAngle,
+		Reach:                 p.Reach,
+	}
+}
+
+// decodeParams unpacks and validates backend parameters.
+func decodeParams(m *pb.Params) (narrow.Params, error) {
+	if m == nil {
+		return narrow.Params{}, malformed("no parameters")
+	}
+	if m.Method > math.MaxUint8 || m.Traversal > math.MaxUint8 || m.Response > math.MaxUint8 {
+		return narrow.Params{}, malformed("method %d, traversal %d, response %d", m.Method, m.Traversal, m.Response)
+	}
+	if m.MaxIt < 0 || m.MaxIt > math.MaxInt32 || m.ManifoldSize < 0 || m.ManifoldSize > math.MaxInt32 {
+		return narrow.Params{}, malformed("MaxIt %d, ManifoldSize %d", m.MaxIt, m.ManifoldSize)
+	}
+	p := narrow.Params{
+		Method:                narrow.Method(m.Method),
+		Traversal:             narrow.Traversal(m.Traversal),
+		Response:              narrow.Response(m.Response),
+		DisplacementThreshold: m.DisplacementThreshold,
+		Confidence:            m.Confidence,
+		DistanceExtension:     m.DistanceExtension,
+		MaxIt:                 int(m.MaxIt),
+		ManifoldSize:          int(m.ManifoldSize),
+		ManifoldAngle:         m.ManifoldAngle,
+		Reach:                 m.Reach,
+	}
+	return p, p.Validate()
+}
+
+// shapeHash is a shape's content hash: SHA-256 of a canonical encoding
+// of its wire form (dimension, then each array with its length).
+func shapeHash(d *pb.Shape) [32]byte {
+	h := sha256.New()
+	var b [8]byte
+	h.Write([]byte("irtcd shape v1\x00"))
+	putU32(b[:], d.GetDim())
+	h.Write(b[:4])
+	for _, a := range [][]byte{d.GetVertices(), d.GetPrims(), d.GetLoops()} {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(a)))
+		h.Write(b[:])
+		h.Write(a)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// shapeWireSize returns the size of s's wire form (an upper bound).
+func shapeWireSize(s *narrow.Shape) int {
+	return s.NumVertices()*vertexStride + s.NumPrims()*(primStride+loopStride) + 128
+}
+
+// encodeShape returns the wire form of s: its vertices and primitives and,
+// for a polygon, the length of each loop.
+func encodeShape(s *narrow.Shape) (*pb.Shape, error) {
+	nv, np := s.NumVertices(), s.NumPrims()
+	d := &pb.Shape{Dim: uint32(s.Dim()), Vertices: make([]byte, nv*vertexStride), Prims: make([]byte, np*primStride)}
+	for i := 0; i < nv; i++ {
+		putVec3(d.Vertices[i*vertexStride:], s.Vertex(i))
+	}
+	for i := 0; i < np; i++ {
+		p := s.Prim(i)
+		for k := 0; k < 3; k++ {
+			putU32(d.Prims[i*primStride+4*k:], uint32(p[k]))
+		}
+	}
+	if s.Dim() == narrow.Dim2 {
+		// NewPolygon numbers vertices and segments loop by loop, segment
+		// k of a loop joining its vertices k and k+1 (either way round);
+		// a loop ends at the segment that returns to its first vertex.
+		if np != nv {
+			return nil, fmt.Errorf("plugin: polygon with %d vertices and %d segments", nv, np)
+		}
+		for base := 0; base < nv; {
+			end := -1
+			for i := base + 1; i < np; i++ {
+				if p := s.Prim(i); p[0] == int32(base) || p[1] == int32(base) {
+					end = i
+					break
+				}
+			}
+			if end < 0 {
+				return nil, fmt.Errorf("plugin: polygon loop at vertex %d does not close", base)
+			}
+			d.Loops = binary.LittleEndian.AppendUint32(d.Loops, uint32(end-base+1))
+			base = end + 1
+		}
+	}
+	return d, nil
+}
+
+// decodeShape rebuilds a shape from its wire form with narrow.NewMesh or
+// narrow.NewPolygon, and checks that the result has exactly the vertices
+// and primitives sent.
+func decodeShape(d *pb.Shape) (*narrow.Shape, error) {
+	verts, prims := d.GetVertices(), d.GetPrims()
+	if len(verts)%vertexStride != 0 || len(prims)%primStride != 0 || len(d.GetLoops())%loopStride != 0 {
+		return nil, malformed("shape arrays of %d, %d and %d bytes", len(verts), len(prims), len(d.GetLoops()))
+	}
+	nv, np := len(verts)/vertexStride, len(prims)/primStride
+	var s *narrow.Shape
+	var err error
+	switch narrow.Dim(d.GetDim()) {
+	case narrow.Dim3:
+		if len(d.GetLoops()) != 0 {
+			return nil, malformed("a mesh has no loops")
+		}
+		if d.GetDim() != uint32(narrow.Dim3) {
+			return nil, malformed("dimension %d", d.GetDim())
+		}
+		vs := make([]mgl64.Vec3, nv)
+		for i := range vs {
+			vs[i] = getVec3(verts[i*vertexStride:])
+		}
+		tris := make([][3]int, np)
+		for i := range tris {
+			for k := 0; k < 3; k++ {
+				tris[i][k] = int(int32(getU32(prims[i*primStride+4*k:])))
+			}
+		}
+		s, err = narrow.NewMesh(vs, tris)
+	case narrow.Dim2:
+		if d.GetDim() != uint32(narrow.Dim2) {
+			return nil, malformed("dimension %d", d.GetDim())
+		}
+		loopLens := d.GetLoops()
+		if len(loopLens) == 0 {
+			return nil, malformed("a polygon needs loops")
+		}
+		loops := make([][]mgl64.Vec2, len(loopLens)/loopStride)
+		v := 0
+		for li := range loops {
+			n := int(getU32(loopLens[li*loopStride:]))
+			if n > nv-v {
+				return nil, malformed("loop %d of %d vertices: only %d left", li, n, nv-v)
+			}
+			loops[li] = make([]mgl64.Vec2, n)
+			for k := range loops[li] {
+				p := getVec3(verts[v*vertexStride:])
+				if p[2] != 0 || math.Signbit(p[2]) {
+					return nil, malformed("polygon vertex %d has z = %v", v, p[2])
+				}
+				loops[li][k] = mgl64.Vec2{p[0], p[1]}
+				v++
+			}
+		}
+		if v != nv {
+			return nil, malformed("loops hold %d of %d vertices", v, nv)
+		}
+		s, err = narrow.NewPolygon(loops[0], loops[1:]...)
+	default:
+		return nil, malformed("dimension %d", d.GetDim())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errMalformed, err)
+	}
+	if s.NumVertices() != nv || s.NumPrims() != np {
+		return nil, malformed("rebuilt shape has %d vertices and %d primitives, sent %d and %d", s.NumVertices(), s.NumPrims(), nv, np)
+	}
+	for i := 0; i < nv; i++ {
+		w := s.Vertex(i)
+		b := verts[i*vertexStride:]
+		for k := 0; k < 3; k++ {
+			if math.Float64bits(w[k]) != binary.LittleEndian.Uint64(b[8*k:]) {
+				return nil, malformed("rebuilt vertex %d differs", i)
+			}
+		}
+	}
+	for i := 0; i < np; i++ {
+		p := s.Prim(i)
+		for k := 0; k < 3; k++ {
+			if uint32(p[k]) != getU32(prims[i*primStride+4*k:]) {
+				return nil, malformed("rebuilt primitive %d differs", i)
+			}
+		}
+	}
+	return s, nil
+}
