@@ -12,6 +12,7 @@ import (
 	b2 "github.com/ByteArena/box2d"
 
 	"github.com/irtcd/irtcd/adapter/box2dadapter"
+	"github.com/irtcd/irtcd/internal/steploop"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -276,38 +277,14 @@ func Run(ctx context.Context, scene Scene2D, opts Options) (tr *Trace, err error
 	if total <= 0 {
 		total = scene.Steps(s.Params.N)
 	}
-	every := max(1, opts.FrameEvery)
-	tr = &Trace{Scene: scene.Name, N: s.Params.N, Seed: s.Params.Seed, Dt: s.dt, Floor: s.Setup.Floor,
-		Steps: make([]StepMetrics, 0, total)}
-	frame := func() error {
-		if opts.OnFrame == nil {
-			return nil
-		}
-		if err := opts.OnFrame(s.Frame()); err != nil {
-			return fmt.Errorf("sim: %s frame at step %d: %w", scene.Name, s.step, err)
-		}
-		return nil
+	tr = &Trace{Scene: scene.Name, N: s.Params.N, Seed: s.Params.Seed, Dt: s.dt, Floor: s.Setup.Floor}
+	loop := steploop.Loop[StepMetrics]{
+		Prefix: "sim", Scene: scene.Name, Total: total, Every: opts.FrameEvery,
+		Step: s.Step, Progress: opts.OnProgress,
 	}
-	if err := frame(); err != nil {
-		return tr, err
+	if opts.OnFrame != nil {
+		loop.Frame = func(int) error { return opts.OnFrame(s.Frame()) }
 	}
-	for i := range total {
-		if err := ctx.Err(); err != nil {
-			return tr, fmt.Errorf("sim: %s stopped before step %d: %w", scene.Name, i, err)
-		}
-		m, err := s.Step(ctx)
-		if err != nil {
-			return tr, err
-		}
-		tr.Steps = append(tr.Steps, m)
-		if opts.OnProgress != nil {
-			opts.OnProgress(i+1, total)
-		}
-		if (i+1)%every == 0 || i+1 == total {
-			if err := frame(); err != nil {
-				return tr, err
-			}
-		}
-	}
-	return tr, nil
+	tr.Steps, err = loop.Run(ctx, make([]StepMetrics, 0, total))
+	return tr, err
 }

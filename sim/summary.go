@@ -5,6 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/irtcd/irtcd/internal/steploop"
 )
 
 // Summary aggregates a trace's steps.
@@ -62,7 +64,7 @@ func (t *Trace) Summary() Summary {
 
 // WriteTo writes the summary as an aligned table, one phase per line.
 func (s Summary) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
+	cw := &steploop.CountWriter{W: w}
 	tw := tabwriter.NewWriter(cw, 0, 0, 2, ' ', 0)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
 	pct := func(n, of int) string {
@@ -79,17 +81,5 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(tw, "pairs\t%d\tstandard %d, iterative %d (%s), largest batch %d\n", s.Pairs, s.StandardPairs, s.IterativePairs, pct(s.IterativePairs, s.StandardPairs+s.IterativePairs), s.PairsMax)
 	fmt.Fprintf(tw, "contact points\t%d\tdepth mean %.5f, max %.5f\n", s.Points, s.DepthMean, s.DepthMax)
 	err := tw.Flush()
-	return cw.n, err
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return cw.N, err
 }
