@@ -54,18 +54,19 @@ func overheadScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pai
 // BenchmarkPluginOverhead times one step (Backend.Detect) of the same
 // cheap pairs in-process and through the plugin binary, at 10, 1,000 and
 // 10,000 pairs: the difference is the plugin's overhead per step (packing,
-// gRPC over a local socket with mutual TLS, unpacking). Both backends use
-// their default number of workers.
+// gRPC over a local socket with mutual TLS, unpacking). The plugin runs
+// with the shared-memory transport (plugin-shm) and without (plugin-grpc).
+// Both backends use their default number of workers.
 func BenchmarkPluginOverhead(b *testing.B) {
 	for _, n := range []int{10, 1000, 10000} {
 		shapes, frames := overheadScene(b, n, 16)
-		for _, kind := range []string{"inproc", "plugin"} {
+		for _, kind := range []string{"inproc", "plugin-shm", "plugin-grpc"} {
 			b.Run(fmt.Sprintf("pairs=%d/backend=%s", n, kind), func(b *testing.B) {
 				var be narrow.Backend
 				if kind == "inproc" {
 					be = newCPU(b, narrow.Params{}, shapes)
 				} else {
-					be = newHost(b, pluginBin, narrow.Params{}, shapes)
+					be = newHost(b, pluginBin, narrow.Params{}, shapes, WithSharedMemory(kind == "plugin-shm"))
 				}
 				var res narrow.Result
 				for _, f := range frames { // warm up: state, buffers, connection

@@ -54,6 +54,7 @@ type detectCall struct {
 	res   *narrow.Result
 	dec   decoder
 	buf   []byte // the request's encoding; reused only after a call succeeded
+	rbuf  []byte // a copy of the response in the shared region
 	err   error  // why the reply was rejected
 
 	resp  pb.DetectResponse // views of the reply being decoded
@@ -71,8 +72,15 @@ const (
 // marshal returns the protobuf encoding of the DetectRequest for c.pairs,
 // packing the pairs and poses in place.
 func (c *detectCall) marshal() []byte {
+	c.buf = c.appendRequest(c.buf[:0])
+	return c.buf
+}
+
+// appendRequest appends the protobuf encoding of the DetectRequest for
+// c.pairs to b (in place when b has room for requestSize bytes).
+func (c *detectCall) appendRequest(b []byte) []byte {
 	n := len(c.pairs)
-	b := slices.Grow(c.buf[:0], 32+n*(pairStride+poseStride))
+	b = slices.Grow(b, 32+n*(pairStride+poseStride))
 	b = protowire.AppendTag(b, reqStep, protowire.VarintType)
 	b = protowire.AppendVarint(b, c.step)
 	b = protowire.AppendTag(b, reqNumPairs, protowire.VarintType)
@@ -87,8 +95,39 @@ func (c *detectCall) marshal() []byte {
 	q0 := len(b)
 	b = slices.Grow(b, n*poseStride)[:q0+n*poseStride]
 	packPoses(b[q0:], c.pairs)
-	c.buf = b
 	return b
+}
+
+// decodeShared decodes the reply to a DetectShared call of sequence number
+// seq into c.res: the inline response, or the one in the shared region mem
+// at off (at most capacity bytes). The region is not trusted: the response
+// is copied out of it (into c.rbuf) before it is checked and decoded, as a
+// received message would be.
+func (c *detectCall) decodeShared(mem []byte, seq uint64, off, capacity int, reply *pb.DetectSharedResponse) error {
+	c.err = nil
+	if reply.GetSeq() != seq {
+		c.err = malformed("reply to request %d for request %d", reply.GetSeq(), seq)
+		return c.err
+	}
+	if in := reply.GetInline(); in != nil {
+		if reply.GetResponseLength() != 0 {
+			c.err = malformed("response both inline and in the shared region")
+		} else {
+			c.err = c.dec.decode(in, c.pairs, c.res)
+		}
+		return c.err
+	}
+	n := reply.GetResponseLength()
+	if n == 0 || n > uint64(capacity) || off < regionHeader || off > len(mem) || capacity > len(mem)-off {
+		c.err = malformed("response of %d bytes in %d bytes of room", n, capacity)
+		return c.err
+	}
+	if s := getU64(mem[regionRespSeq:]); s != seq {
+		c.err = malformed("response %d in the shared region for request %d", s, seq)
+		return c.err
+	}
+	c.rbuf = append(c.rbuf[:0], mem[off:off+int(n)]...)
+	return c.unmarshal(c.rbuf)
 }
 
 // DetectResponse field numbers (pb/irtcd.proto).

@@ -39,6 +39,37 @@
 //     and the errors of failed pairs. Every float64 travels as its IEEE 754
 //     bits, so results are bit-identical to the in-process backend's.
 //
+// # Shared memory
+//
+// On unix the host moves the steps' bulk arrays through shared memory
+// instead (WithSharedMemory, on by default). At each process start it
+// creates a file of mode 0600 with a random name in /dev/shm (else in the
+// temporary directory), reserves and maps it (MAP_SHARED), sends its path
+// in a MapShared call, and unlinks it as soon as the plugin has mapped it:
+// from then on only the two mappings exist, and the host unmaps its own
+// when the process stops or the host is closed. A step is a DetectShared
+// call: the host writes the DetectRequest's encoding (the same bytes as
+// Detect's) into the region and its sequence number into the region's
+// header, and sends only the sequence number, the offsets and the lengths;
+// the plugin checks them against its mapping and the header, decodes the
+// request with the same checks as Detect's, and writes the response's
+// encoding into the region after the request, or returns it inline in the
+// reply when it does not fit. The host grows the region (a new file and
+// MapShared call) before a step whose request, or the response expected
+// from the last one, would not fit. Neither side trusts the region: the
+// host copies the response out of it before checking it as a message, a
+// mismatched sequence number or length fails the step like a malformed
+// message, and the plugin answers InvalidArgument to a bad request and
+// goes on serving. A restarted plugin gets a region of its own. If the
+// region cannot be set up (no mapping, a full /dev/shm, a plugin without
+// MapShared), the steps go through Detect.
+//
+// The trade-off: the bulk data bypasses the connection's mutual TLS. It
+// lives in memory of the host's user, in a file of mode 0600 that is
+// unlinked at once, so it is open to the processes that could read either
+// process's memory anyway; WithSharedMemory(false) keeps it in the
+// encrypted gRPC messages.
+//
 // A pair's error (a *narrow.PairError in-process) travels as a code naming
 // the narrow sentinel it wraps and its message; the host rebuilds a
 // *narrow.PairError around a *RemoteError that prints the same text and

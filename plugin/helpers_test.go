@@ -322,3 +322,6 @@ func testLogger(level slog.Level) (*slog.Logger, *syncBuffer) {
 	buf := &syncBuffer{}
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: level})), buf
 }
+
+// withRegionSize sets the initial size of the shared region.
+func withRegionSize(n int) Option { return func(c *hostConfig) { c.regionSize = n } }

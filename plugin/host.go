@@ -38,6 +38,9 @@ type hostConfig struct {
 	startTimeout time.Duration
 	maxMsg       int
 	checksum     []byte
+	shared       bool // use the shared-memory transport where it works
+	regionSize   int  // initial size of the shared region (tests)
+	responseRoom int  // if > 0, at most this room for responses in the region (tests)
 }
 
 // WithLogger routes the host's logs, and the plugin process's (through
@@ -85,6 +88,18 @@ func WithChecksum(sum []byte) Option {
 	return func(c *hostConfig) { c.checksum = append([]byte(nil), sum...) }
 }
 
+// WithSharedMemory turns the shared-memory transport of the steps' bulk
+// arrays on or off (default on, where the system supports it: unix). On,
+// each step's request and response travel through a region of memory
+// shared with the plugin process (a file of mode 0600 in /dev/shm, or
+// else the temporary directory, unlinked as soon as both processes have
+// mapped it), and only a small control message goes through gRPC. The
+// bulk data then bypasses the connection's mutual TLS: like the two
+// processes' own memory, it is open to the same user's processes (and
+// root), and to no one else. Off, or where the region cannot be set up, the arrays
+// travel in the gRPC messages, encrypted.
+func WithSharedMemory(on bool) Option { return func(c *hostConfig) { c.shared = on } }
+
 // FileChecksum returns the SHA-256 of the file at path, for WithChecksum.
 func FileChecksum(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -121,6 +136,11 @@ type Host struct {
 	step     uint64
 
 	call detectCall // the Detect call's buffers, reused step after step
+
+	regionSize int // size the next shared region is made with
+	respHint   int // size of the last response, to size the region
+
+	shmSteps, shmInline, shmGrows int // steps through the region, of which answered inline; regions grown (tests)
 }
 
 // process is one running plugin process.
@@ -131,6 +151,8 @@ type process struct {
 	pid     int
 	known   map[[32]byte]bool // shape hashes whose data the process has
 	nshapes int               // host shapes registered with it (IDs 0 to nshapes-1)
+	shm     *region           // the region shared with it, nil: steps go through gRPC
+	seq     uint64            // sequence number of the last DetectShared call
 }
 
 // New starts the plugin binary at path (a name without a slash is looked
@@ -149,11 +171,17 @@ func New(path string, p narrow.Params, opts ...Option) (*Host, error) {
 			stepTimeout:  DefaultStepTimeout,
 			startTimeout: DefaultStartTimeout,
 			maxMsg:       DefaultMaxMessageSize,
+			shared:       sharedSupported,
 		},
 		data: make(map[[32]byte]*pb.Shape),
 	}
 	for _, o := range opts {
 		o(&h.cfg)
+	}
+	h.cfg.shared = h.cfg.shared && sharedSupported
+	h.regionSize = regionMinSize
+	if h.cfg.regionSize > 0 {
+		h.regionSize = roundUp(h.cfg.regionSize, regionAlign)
 	}
 	if err := h.start(context.Background()); err != nil {
 		return nil, fmt.Errorf("plugin: start %s: %w", path, err)
@@ -289,10 +317,16 @@ func (h *Host) detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Resu
 			return fmt.Errorf("register shapes: %w", err)
 		}
 	}
+	if h.proc.shm != nil {
+		h.fitRegion(ctx, len(pairs))
+	}
 	if h.cfg.stepTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.cfg.stepTimeout)
 		defer cancel()
+	}
+	if h.proc.shm != nil {
+		return h.detectShared(ctx, pairs, res)
 	}
 	c := &h.call
 	c.step, c.pairs, c.res, c.err = h.step, pairs, res, nil
@@ -306,6 +340,97 @@ func (h *Host) detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Resu
 			return fmt.Errorf("response: %w", c.err)
 		}
 		return err
+	}
+	return nil
+}
+
+// regionNeed returns the size of a region with room for a request of n
+// pairs and the response expected.
+func (h *Host) regionNeed(n int) int {
+	resp := max(min(h.respHint+h.respHint/4, h.cfg.maxMsg), n*infoStride+4<<10)
+	return regionHeader + roundUp(requestSize(n), regionAlign) + resp
+}
+
+// fitRegion replaces the shared region by a larger one when a step of n
+// pairs may not fit (a response that does not fit anyway comes inline).
+// If that fails, the process's steps go through gRPC.
+func (h *Host) fitRegion(ctx context.Context, n int) {
+	p := h.proc
+	need := h.regionNeed(n)
+	if need <= len(p.shm.mem) {
+		return
+	}
+	old := h.regionSize
+	h.regionSize = roundUp(need+need/2, regionPageAlign)
+	mctx, cancel := context.WithTimeout(ctx, h.cfg.startTimeout)
+	defer cancel()
+	if err := h.mapRegion(mctx, p); err != nil {
+		h.cfg.log.Warn("irtcd plugin: cannot grow the shared region; this process's steps go through gRPC", "size", h.regionSize, "err", err)
+		h.regionSize = old
+		p.shm.close()
+		p.shm = nil
+		return
+	}
+	h.shmGrows++
+}
+
+// mapRegion makes a shared region of h.regionSize bytes, has the plugin
+// map it in place of its previous one, and unlinks its file.
+func (h *Host) mapRegion(ctx context.Context, p *process) error {
+	r, err := newRegion(h.regionSize)
+	if err != nil {
+		return err
+	}
+	_, err = p.rpc.MapShared(ctx, &pb.MapSharedRequest{Path: r.path, Size: uint64(len(r.mem))})
+	r.unlink()
+	if err != nil {
+		r.close()
+		return err
+	}
+	if p.shm != nil {
+		p.shm.close()
+	}
+	p.shm = r
+	return nil
+}
+
+// detectShared runs the step through the shared region: the request is
+// written to it, and the response read from it (or from the reply, when it
+// did not fit).
+func (h *Host) detectShared(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	p := h.proc
+	mem := p.shm.mem
+	c := &h.call
+	c.step, c.pairs, c.res, c.err = h.step, pairs, res, nil
+	defer func() { c.pairs, c.res = nil, nil }()
+	b := c.appendRequest(mem[regionHeader:regionHeader:len(mem)])
+	if len(b) == 0 || &b[0] != &mem[regionHeader] {
+		return fmt.Errorf("request of %d bytes does not fit the %d-byte shared region", len(b), len(mem)) // fitRegion prevents it
+	}
+	off := roundUp(regionHeader+len(b), regionAlign)
+	capacity := max(0, len(mem)-off)
+	if h.cfg.responseRoom > 0 {
+		capacity = min(capacity, h.cfg.responseRoom)
+	}
+	p.seq++
+	putU64(mem[regionReqSeq:], p.seq)
+	reply, err := p.rpc.DetectShared(ctx, &pb.DetectSharedRequest{
+		Step: h.step, Seq: p.seq,
+		RequestOffset: regionHeader, RequestLength: uint64(len(b)),
+		ResponseOffset: uint64(min(off, len(mem))), ResponseCapacity: uint64(capacity),
+	})
+	if err != nil {
+		return err
+	}
+	h.shmSteps++
+	if reply.GetInline() != nil {
+		h.shmInline++
+	}
+	if sz := reply.GetResponseSize(); sz <= uint64(h.cfg.maxMsg) {
+		h.respHint = int(sz)
+	}
+	if err := c.decodeShared(mem, p.seq, min(off, len(mem)), capacity, reply); err != nil {
+		return fmt.Errorf("response: %w", err)
 	}
 	return nil
 }
@@ -412,6 +537,11 @@ func (h *Host) start(ctx context.Context) error {
 	}
 	h.proc = &process{client: client, rpc: rpc, conn: r.conn, pid: pid, known: make(map[[32]byte]bool)}
 	h.pid.Store(int64(pid))
+	if h.cfg.shared {
+		if err := h.mapRegion(cctx, h.proc); err != nil {
+			h.cfg.log.Debug("irtcd plugin: no shared memory; steps go through gRPC", "err", err)
+		}
+	}
 	h.cfg.log.Debug("irtcd plugin: started", "path", h.path, "pid", pid, "backend", resp.GetBackend())
 	return nil
 }
@@ -431,6 +561,10 @@ func (h *Host) stop(force bool) {
 		}
 	}
 	p.client.Kill()
+	if p.shm != nil {
+		p.shm.close()
+		p.shm = nil
+	}
 }
 
 // exited reports whether the current plugin process has exited (true when

@@ -53,28 +53,103 @@ func TestPluginMatchesInProcess(t *testing.T) {
 		{"iterative-hermann", narrow.Params{Method: narrow.MethodIterative, Confidence: 3, Reach: -1}},
 		{"standard-basic-ray", narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, ManifoldSize: 3}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			nSteps := 16
-			if tc.p.Traversal == narrow.TraversalBasic {
-				nSteps = 5
-			}
-			sc := newScene(t, 1, 12, nSteps)
-			h := newHost(t, pluginBin, tc.p, sc.shapes)
-			st := lockstep(t, h, tc.p, sc, nil, nil)
-			t.Logf("%+v", st)
-			if st.Contacts == 0 || st.FailedPairs != 6*nSteps {
-				t.Errorf("weak scene: %d contacts, %d failed pairs", st.Contacts, st.FailedPairs)
-			}
-			if tc.p.Method != narrow.MethodStandard && (st.IterativePairs == 0 || st.IterativeRays == 0) {
-				t.Errorf("no iterative steps: %+v", st)
-			}
-			if tc.p.Method == narrow.MethodPredictive && st.Predictions == 0 {
-				t.Errorf("no predictions: %+v", st)
-			}
-			if h.Restarts() != 0 || h.FellBack() {
-				t.Errorf("%d restarts, fell back %v", h.Restarts(), h.FellBack())
-			}
-		})
+		for _, shm := range []bool{true, false} {
+			t.Run(tc.name+"/"+transportName(shm), func(t *testing.T) {
+				nSteps := 16
+				if tc.p.Traversal == narrow.TraversalBasic {
+					nSteps = 5
+				}
+				sc := newScene(t, 1, 12, nSteps)
+				h := newHost(t, pluginBin, tc.p, sc.shapes, WithSharedMemory(shm))
+				st := lockstep(t, h, tc.p, sc, nil, nil)
+				checkTransport(t, h, shm, nSteps)
+				t.Logf("%+v", st)
+				if st.Contacts == 0 || st.FailedPairs != 6*nSteps {
+					t.Errorf("weak scene: %d contacts, %d failed pairs", st.Contacts, st.FailedPairs)
+				}
+				if tc.p.Method != narrow.MethodStandard && (st.IterativePairs == 0 || st.IterativeRays == 0) {
+					t.Errorf("no iterative steps: %+v", st)
+				}
+				if tc.p.Method == narrow.MethodPredictive && st.Predictions == 0 {
+					t.Errorf("no predictions: %+v", st)
+				}
+				if h.Restarts() != 0 || h.FellBack() {
+					t.Errorf("%d restarts, fell back %v", h.Restarts(), h.FellBack())
+				}
+			})
+		}
+	}
+}
+
+func transportName(shm bool) string {
+	if shm {
+		return "shm"
+	}
+	return "grpc"
+}
+
+// checkTransport checks that the host's steps went through the shared
+// region exactly when it is on and supported.
+func checkTransport(t *testing.T, h *Host, shm bool, steps int) {
+	t.Helper()
+	h.mu.Lock()
+	n := h.shmSteps
+	h.mu.Unlock()
+	want := 0
+	if shm && sharedSupported {
+		want = steps
+	}
+	if n != want {
+		t.Errorf("%d of %d steps through shared memory, want %d", n, steps, want)
+	}
+}
+
+// TestPluginSharedRegionTooSmall: a shared region too small for the
+// responses (or even the requests) makes the plugin answer inline and the
+// host grow the region; results stay bit-identical, with restarts too (a
+// restarted plugin gets a region of its own).
+func TestPluginSharedRegionTooSmall(t *testing.T) {
+	if !sharedSupported {
+		t.Skip("no shared memory on this system")
+	}
+	sc := newScene(t, 3, 40, 12)
+	h := newHost(t, pluginBin, narrow.Params{}, sc.shapes, withRegionSize(regionHeader))
+	h.mu.Lock()
+	r := h.proc.shm
+	h.mu.Unlock()
+	if r == nil || r.path != "" || len(r.mem) != regionHeader {
+		t.Fatalf("shared region %+v: want a mapped region whose file is gone", r)
+	}
+	defer func() {
+		h.mu.Lock()
+		last := h.proc.shm
+		h.mu.Unlock()
+		h.Close()
+		if r.mem != nil || last == nil || last.mem != nil || last.path != "" {
+			t.Error("a shared region is left mapped or linked")
+		}
+	}()
+	fresh := map[int]bool{6: true}
+	lockstep(t, h, narrow.Params{}, sc, fresh, func(step int) {
+		h.mu.Lock()
+		h.cfg.responseRoom = 0
+		if step%3 == 1 {
+			h.cfg.responseRoom = 16 // no response fits: inline
+		}
+		h.mu.Unlock()
+		if step == 6 {
+			// A restart: the new process maps a region of its own.
+			killPlugin(t, h)
+		}
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t.Logf("%d shared steps, %d inline, %d regions grown, region %d bytes", h.shmSteps, h.shmInline, h.shmGrows, h.regionSize)
+	if h.shmInline == 0 || h.shmGrows == 0 || h.shmSteps != len(sc.steps) {
+		t.Errorf("%d shared steps, %d inline, %d regions grown: want every step shared, some inline, a growth", h.shmSteps, h.shmInline, h.shmGrows)
+	}
+	if h.restarts.Load() != 1 || h.fallback != nil {
+		t.Errorf("%d restarts, fell back %v", h.restarts.Load(), h.fallback != nil)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -94,6 +95,9 @@ type Server struct {
 	byHash  map[[32]byte]*narrow.Shape // every shape received, by content hash
 	pairs   []narrow.Pair              // scratch of Detect
 	res     narrow.Result              // scratch of Detect
+
+	shm       []byte // the shared region of DetectShared, nil when none
+	shmMapped bool   // shm is a mapping (not a test's slice)
 }
 
 // NewServer returns a server whose backend f makes (at the first
@@ -183,6 +187,11 @@ func (s *Server) RegisterShapes(_ context.Context, req *pb.RegisterShapesRequest
 func (s *Server) Detect(ctx context.Context, req *pb.DetectRequest) (*pb.DetectResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.detect(ctx, req)
+}
+
+// detect runs one step; s.mu is held.
+func (s *Server) detect(ctx context.Context, req *pb.DetectRequest) (*pb.DetectResponse, error) {
 	if s.be == nil {
 		return nil, status.Error(codes.FailedPrecondition, "detect: not configured")
 	}
@@ -200,10 +209,95 @@ func (s *Server) Detect(ctx context.Context, req *pb.DetectRequest) (*pb.DetectR
 	return encodeResponse(&s.res), nil
 }
 
+// MapShared maps the shared region at req.Path for DetectShared, in place
+// of the one mapped before. A region that cannot be mapped gets
+// FailedPrecondition (the host then uses Detect).
+func (s *Server) MapShared(_ context.Context, req *pb.MapSharedRequest) (*pb.MapSharedResponse, error) {
+	mem, err := openRegion(req.GetPath(), req.GetSize())
+	if err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "map shared: %v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unmapShared()
+	s.shm, s.shmMapped = mem, true
+	return &pb.MapSharedResponse{}, nil
+}
+
+// unmapShared unmaps the shared region; s.mu is held.
+func (s *Server) unmapShared() {
+	if s.shm != nil && s.shmMapped {
+		unmap(s.shm)
+	}
+	s.shm, s.shmMapped = nil, false
+}
+
+// DetectShared runs one step whose request is in the shared region (see
+// pb/irtcd.proto). The region is checked as a message would be: a header,
+// offset or length that does not fit, a sequence number that does not
+// match or a malformed request gets InvalidArgument, and the server goes on
+// serving. The response goes to the region when it fits, inline otherwise.
+func (s *Server) DetectShared(ctx context.Context, req *pb.DetectSharedRequest) (*pb.DetectSharedResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shm == nil {
+		return nil, status.Error(codes.FailedPrecondition, "detect shared: no shared region mapped")
+	}
+	var msg pb.DetectRequest
+	off, capacity, err := readShared(s.shm, req, &msg)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "detect shared: %v", err)
+	}
+	resp, err := s.detect(ctx, &msg)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.DetectSharedResponse{Seq: req.GetSeq()}
+	size := proto.Size(resp)
+	out.ResponseSize = uint64(size)
+	if size > 0 && size <= capacity {
+		dst := s.shm[off : off : off+capacity]
+		b, err := proto.MarshalOptions{}.MarshalAppend(dst, resp)
+		if err == nil && len(b) == size && &b[0] == &s.shm[off] {
+			putU64(s.shm[regionRespSeq:], req.GetSeq())
+			out.ResponseLength = uint64(size)
+			return out, nil
+		}
+	}
+	out.Inline = resp
+	return out, nil
+}
+
+// readShared checks a DetectShared request against the region mem and
+// reads the DetectRequest it holds into msg (whose arrays alias mem). It
+// returns where the response may go.
+func readShared(mem []byte, req *pb.DetectSharedRequest, msg *pb.DetectRequest) (off, capacity int, err error) {
+	size := uint64(len(mem))
+	if size < regionHeader || string(mem[:len(regionMagic)]) != regionMagic {
+		return 0, 0, malformed("shared region of %d bytes without its header", size)
+	}
+	if seq := getU64(mem[regionReqSeq:]); seq != req.GetSeq() {
+		return 0, 0, malformed("request %d in the shared region, %d announced", seq, req.GetSeq())
+	}
+	ro, rl := req.GetRequestOffset(), req.GetRequestLength()
+	po, pc := req.GetResponseOffset(), req.GetResponseCapacity()
+	if ro < regionHeader || ro > size || rl > size-ro {
+		return 0, 0, malformed("request of %d bytes at %d in a %d-byte region", rl, ro, size)
+	}
+	if po < regionHeader || po > size || pc > size-po || (po < ro+rl && ro < po+pc) {
+		return 0, 0, malformed("response room of %d bytes at %d in a %d-byte region, request at %d", pc, po, size, ro)
+	}
+	if err := unmarshalRequest(mem[ro:ro+rl], msg); err != nil {
+		return 0, 0, malformed("request: %v", err)
+	}
+	return int(po), int(pc), nil
+}
+
 // Close closes the backend.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.unmapShared()
 	if s.be == nil {
 		return nil
 	}

@@ -866,6 +866,265 @@ func (x *DetectResponse) GetFailures() []*PairFailure {
 	return nil
 }
 
+// The shared region is a file the host created (mode 0600, in /dev/shm or
+// the temporary directory) and unlinks once the plugin has mapped it. Its
+// first 64 bytes are a header: the magic "IRTCDSHM" (8 bytes), then the
+// sequence number of the request in the region (uint64, written by the
+// host), then that of the response in the region (uint64, written by the
+// plugin). Every offset and length below is checked against the mapping.
+type MapSharedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The region's size in bytes; the file must be at least as large.
+	Size          uint64 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapSharedRequest) Reset() {
+	*x = MapSharedRequest{}
+	mi := &file_irtcd_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapSharedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapSharedRequest) ProtoMessage() {}
+
+func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapSharedRequest.ProtoReflect.Descriptor instead.
+func (*MapSharedRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *MapSharedRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MapSharedRequest) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+type MapSharedResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapSharedResponse) Reset() {
+	*x = MapSharedResponse{}
+	mi := &file_irtcd_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapSharedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapSharedResponse) ProtoMessage() {}
+
+func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapSharedResponse.ProtoReflect.Descriptor instead.
+func (*MapSharedResponse) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{12}
+}
+
+type DetectSharedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The host's step counter (for logs only).
+	Step uint64 `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	// The call's sequence number: the region's header must hold it.
+	Seq uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	// Where the DetectRequest's encoding lies in the region.
+	RequestOffset uint64 `protobuf:"varint,3,opt,name=request_offset,json=requestOffset,proto3" json:"request_offset,omitempty"`
+	RequestLength uint64 `protobuf:"varint,4,opt,name=request_length,json=requestLength,proto3" json:"request_length,omitempty"`
+	// Where the response's encoding may go: response_capacity bytes from
+	// response_offset, not overlapping the request.
+	ResponseOffset   uint64 `protobuf:"varint,5,opt,name=response_offset,json=responseOffset,proto3" json:"response_offset,omitempty"`
+	ResponseCapacity uint64 `protobuf:"varint,6,opt,name=response_capacity,json=responseCapacity,proto3" json:"response_capacity,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *DetectSharedRequest) Reset() {
+	*x = DetectSharedRequest{}
+	mi := &file_irtcd_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DetectSharedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DetectSharedRequest) ProtoMessage() {}
+
+func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DetectSharedRequest.ProtoReflect.Descriptor instead.
+func (*DetectSharedRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *DetectSharedRequest) GetStep() uint64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *DetectSharedRequest) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *DetectSharedRequest) GetRequestOffset() uint64 {
+	if x != nil {
+		return x.RequestOffset
+	}
+	return 0
+}
+
+func (x *DetectSharedRequest) GetRequestLength() uint64 {
+	if x != nil {
+		return x.RequestLength
+	}
+	return 0
+}
+
+func (x *DetectSharedRequest) GetResponseOffset() uint64 {
+	if x != nil {
+		return x.ResponseOffset
+	}
+	return 0
+}
+
+func (x *DetectSharedRequest) GetResponseCapacity() uint64 {
+	if x != nil {
+		return x.ResponseCapacity
+	}
+	return 0
+}
+
+type DetectSharedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request's sequence number.
+	Seq uint64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The length of the DetectResponse's encoding at response_offset in the
+	// region (the header's response sequence number is then seq), or 0 when
+	// the response is inline.
+	ResponseLength uint64 `protobuf:"varint,2,opt,name=response_length,json=responseLength,proto3" json:"response_length,omitempty"`
+	// The response, when it did not fit in the region.
+	Inline *DetectResponse `protobuf:"bytes,3,opt,name=inline,proto3" json:"inline,omitempty"`
+	// The size of the response's encoding, so that the host can grow the
+	// region.
+	ResponseSize  uint64 `protobuf:"varint,4,opt,name=response_size,json=responseSize,proto3" json:"response_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DetectSharedResponse) Reset() {
+	*x = DetectSharedResponse{}
+	mi := &file_irtcd_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DetectSharedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DetectSharedResponse) ProtoMessage() {}
+
+func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DetectSharedResponse.ProtoReflect.Descriptor instead.
+func (*DetectSharedResponse) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *DetectSharedResponse) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *DetectSharedResponse) GetResponseLength() uint64 {
+	if x != nil {
+		return x.ResponseLength
+	}
+	return 0
+}
+
+func (x *DetectSharedResponse) GetInline() *DetectResponse {
+	if x != nil {
+		return x.Inline
+	}
+	return nil
+}
+
+func (x *DetectSharedResponse) GetResponseSize() uint64 {
+	if x != nil {
+		return x.ResponseSize
+	}
+	return 0
+}
+
 var File_irtcd_proto protoreflect.FileDescriptor
 
 const file_irtcd_proto_rawDesc = "" +
@@ -938,11 +1197,29 @@ const file_irtcd_proto_rawDesc = "" +
 	"point_refs\x18\a \x01(\fR\tpointRefs\x12\x16\n" +
 	"\x06points\x18\x04 \x01(\fR\x06points\x12,\n" +
 	"\x05stats\x18\x05 \x01(\v2\x16.irtcd.plugin.v1.StatsR\x05stats\x128\n" +
-	"\bfailures\x18\x06 \x03(\v2\x1c.irtcd.plugin.v1.PairFailureR\bfailures2\x8a\x02\n" +
+	"\bfailures\x18\x06 \x03(\v2\x1c.irtcd.plugin.v1.PairFailureR\bfailures\":\n" +
+	"\x10MapSharedRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\x04R\x04size\"\x13\n" +
+	"\x11MapSharedResponse\"\xdf\x01\n" +
+	"\x13DetectSharedRequest\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
+	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12%\n" +
+	"\x0erequest_offset\x18\x03 \x01(\x04R\rrequestOffset\x12%\n" +
+	"\x0erequest_length\x18\x04 \x01(\x04R\rrequestLength\x12'\n" +
+	"\x0fresponse_offset\x18\x05 \x01(\x04R\x0eresponseOffset\x12+\n" +
+	"\x11response_capacity\x18\x06 \x01(\x04R\x10responseCapacity\"\xaf\x01\n" +
+	"\x14DetectSharedResponse\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12'\n" +
+	"\x0fresponse_length\x18\x02 \x01(\x04R\x0eresponseLength\x127\n" +
+	"\x06inline\x18\x03 \x01(\v2\x1f.irtcd.plugin.v1.DetectResponseR\x06inline\x12#\n" +
+	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\xbb\x03\n" +
 	"\x06Narrow\x12R\n" +
 	"\tConfigure\x12!.irtcd.plugin.v1.ConfigureRequest\x1a\".irtcd.plugin.v1.ConfigureResponse\x12a\n" +
 	"\x0eRegisterShapes\x12&.irtcd.plugin.v1.RegisterShapesRequest\x1a'.irtcd.plugin.v1.RegisterShapesResponse\x12I\n" +
-	"\x06Detect\x12\x1e.irtcd.plugin.v1.DetectRequest\x1a\x1f.irtcd.plugin.v1.DetectResponseB\"Z github.com/irtcd/irtcd/plugin/pbb\x06proto3"
+	"\x06Detect\x12\x1e.irtcd.plugin.v1.DetectRequest\x1a\x1f.irtcd.plugin.v1.DetectResponse\x12R\n" +
+	"\tMapShared\x12!.irtcd.plugin.v1.MapSharedRequest\x1a\".irtcd.plugin.v1.MapSharedResponse\x12[\n" +
+	"\fDetectShared\x12$.irtcd.plugin.v1.DetectSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponseB\"Z github.com/irtcd/irtcd/plugin/pbb\x06proto3"
 
 var (
 	file_irtcd_proto_rawDescOnce sync.Once
@@ -956,7 +1233,7 @@ func file_irtcd_proto_rawDescGZIP() []byte {
 	return file_irtcd_proto_rawDescData
 }
 
-var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_irtcd_proto_goTypes = []any{
 	(*Params)(nil),                 // 0: irtcd.plugin.v1.Params
 	(*ConfigureRequest)(nil),       // 1: irtcd.plugin.v1.ConfigureRequest
@@ -969,6 +1246,10 @@ var file_irtcd_proto_goTypes = []any{
 	(*Stats)(nil),                  // 8: irtcd.plugin.v1.Stats
 	(*PairFailure)(nil),            // 9: irtcd.plugin.v1.PairFailure
 	(*DetectResponse)(nil),         // 10: irtcd.plugin.v1.DetectResponse
+	(*MapSharedRequest)(nil),       // 11: irtcd.plugin.v1.MapSharedRequest
+	(*MapSharedResponse)(nil),      // 12: irtcd.plugin.v1.MapSharedResponse
+	(*DetectSharedRequest)(nil),    // 13: irtcd.plugin.v1.DetectSharedRequest
+	(*DetectSharedResponse)(nil),   // 14: irtcd.plugin.v1.DetectSharedResponse
 }
 var file_irtcd_proto_depIdxs = []int32{
 	0,  // 0: irtcd.plugin.v1.ConfigureRequest.params:type_name -> irtcd.plugin.v1.Params
@@ -976,17 +1257,22 @@ var file_irtcd_proto_depIdxs = []int32{
 	4,  // 2: irtcd.plugin.v1.RegisterShapesRequest.shapes:type_name -> irtcd.plugin.v1.ShapeEntry
 	8,  // 3: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
 	9,  // 4: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
-	1,  // 5: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
-	5,  // 6: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
-	7,  // 7: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
-	2,  // 8: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
-	6,  // 9: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
-	10, // 10: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
-	8,  // [8:11] is the sub-list for method output_type
-	5,  // [5:8] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	10, // 5: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
+	1,  // 6: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
+	5,  // 7: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
+	7,  // 8: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
+	11, // 9: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
+	13, // 10: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
+	2,  // 11: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
+	6,  // 12: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
+	10, // 13: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
+	12, // 14: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
+	14, // 15: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	11, // [11:16] is the sub-list for method output_type
+	6,  // [6:11] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_irtcd_proto_init() }
@@ -1000,7 +1286,7 @@ func file_irtcd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_irtcd_proto_rawDesc), len(file_irtcd_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,8 @@ const (
 	Narrow_Configure_FullMethodName      = "/irtcd.plugin.v1.Narrow/Configure"
 	Narrow_RegisterShapes_FullMethodName = "/irtcd.plugin.v1.Narrow/RegisterShapes"
 	Narrow_Detect_FullMethodName         = "/irtcd.plugin.v1.Narrow/Detect"
+	Narrow_MapShared_FullMethodName      = "/irtcd.plugin.v1.Narrow/MapShared"
+	Narrow_DetectShared_FullMethodName   = "/irtcd.plugin.v1.Narrow/DetectShared"
 )
 
 // NarrowClient is the client API for Narrow service.
@@ -48,6 +50,14 @@ type NarrowClient interface {
 	RegisterShapes(ctx context.Context, in *RegisterShapesRequest, opts ...grpc.CallOption) (*RegisterShapesResponse, error)
 	// Detect runs one step: one request, one response.
 	Detect(ctx context.Context, in *DetectRequest, opts ...grpc.CallOption) (*DetectResponse, error)
+	// MapShared maps the shared-memory region of later DetectShared calls
+	// (unix only; a plugin that cannot map it answers an error and the host
+	// goes on with Detect). It replaces the region mapped before.
+	MapShared(ctx context.Context, in *MapSharedRequest, opts ...grpc.CallOption) (*MapSharedResponse, error)
+	// DetectShared runs one step whose request, a DetectRequest's protobuf
+	// encoding, is in the shared region; the response's encoding is written
+	// to the region too, or returned inline when it does not fit.
+	DetectShared(ctx context.Context, in *DetectSharedRequest, opts ...grpc.CallOption) (*DetectSharedResponse, error)
 }
 
 type narrowClient struct {
@@ -85,6 +95,24 @@ func (c *narrowClient) Detect(ctx context.Context, in *DetectRequest, opts ...gr
 	return out, nil
 }
 
+func (c *narrowClient) MapShared(ctx context.Context, in *MapSharedRequest, opts ...grpc.CallOption) (*MapSharedResponse, error) {
+	out := new(MapSharedResponse)
+	err := c.cc.Invoke(ctx, Narrow_MapShared_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *narrowClient) DetectShared(ctx context.Context, in *DetectSharedRequest, opts ...grpc.CallOption) (*DetectSharedResponse, error) {
+	out := new(DetectSharedResponse)
+	err := c.cc.Invoke(ctx, Narrow_DetectShared_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NarrowServer is the server API for Narrow service.
 // All implementations must embed UnimplementedNarrowServer
 // for forward compatibility
@@ -98,6 +126,14 @@ type NarrowServer interface {
 	RegisterShapes(context.Context, *RegisterShapesRequest) (*RegisterShapesResponse, error)
 	// Detect runs one step: one request, one response.
 	Detect(context.Context, *DetectRequest) (*DetectResponse, error)
+	// MapShared maps the shared-memory region of later DetectShared calls
+	// (unix only; a plugin that cannot map it answers an error and the host
+	// goes on with Detect). It replaces the region mapped before.
+	MapShared(context.Context, *MapSharedRequest) (*MapSharedResponse, error)
+	// DetectShared runs one step whose request, a DetectRequest's protobuf
+	// encoding, is in the shared region; the response's encoding is written
+	// to the region too, or returned inline when it does not fit.
+	DetectShared(context.Context, *DetectSharedRequest) (*DetectSharedResponse, error)
 	mustEmbedUnimplementedNarrowServer()
 }
 
@@ -113,6 +149,12 @@ func (UnimplementedNarrowServer) RegisterShapes(context.Context, *RegisterShapes
 }
 func (UnimplementedNarrowServer) Detect(context.Context, *DetectRequest) (*DetectResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Detect not implemented")
+}
+func (UnimplementedNarrowServer) MapShared(context.Context, *MapSharedRequest) (*MapSharedResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MapShared not implemented")
+}
+func (UnimplementedNarrowServer) DetectShared(context.Context, *DetectSharedRequest) (*DetectSharedResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DetectShared not implemented")
 }
 func (UnimplementedNarrowServer) mustEmbedUnimplementedNarrowServer() {}
 
@@ -181,6 +223,42 @@ func _Narrow_Detect_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Narrow_MapShared_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MapSharedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).MapShared(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_MapShared_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).MapShared(ctx, req.(*MapSharedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Narrow_DetectShared_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DetectSharedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).DetectShared(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_DetectShared_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).DetectShared(ctx, req.(*DetectSharedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Narrow_ServiceDesc is the grpc.ServiceDesc for Narrow service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -199,6 +277,14 @@ var Narrow_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Detect",
 			Handler:    _Narrow_Detect_Handler,
+		},
+		{
+			MethodName: "MapShared",
+			Handler:    _Narrow_MapShared_Handler,
+		},
+		{
+			MethodName: "DetectShared",
+			Handler:    _Narrow_DetectShared_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

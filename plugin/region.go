@@ -1,0 +1,119 @@
+package plugin
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// The shared-memory transport (see doc.go): a file the host creates,
+// maps and hands to the plugin, which maps it too; the host then unlinks
+// it. Its first regionHeader bytes are the header described in
+// pb/irtcd.proto.
+const (
+	regionMagic     = "IRTCDSHM"
+	regionHeader    = 64
+	regionReqSeq    = 8  // offset of the request's sequence number
+	regionRespSeq   = 16 // offset of the response's sequence number
+	regionMinSize   = 1 << 20
+	regionAlign     = 64
+	regionPageAlign = 64 << 10
+	maxRegionSize   = 4 << 30 // the largest region the plugin maps
+)
+
+// errNoSharedMemory: this OS has no shared-memory transport here.
+var errNoSharedMemory = errors.New("shared memory not supported on this system")
+
+// region is the host's end of a shared-memory region.
+type region struct {
+	path string // "" once unlinked
+	mem  []byte
+}
+
+// newRegion creates a region file of size bytes (mode 0600, in /dev/shm,
+// else the temporary directory), reserves its space and maps it.
+func newRegion(size int) (*region, error) {
+	var errs []error
+	for _, dir := range []string{"/dev/shm", os.TempDir()} {
+		r, err := newRegionIn(dir, size)
+		if err == nil {
+			return r, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func newRegionIn(dir string, size int) (*region, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, "irtcd-shm-*") // mode 0600, O_EXCL
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	r := &region{path: f.Name()}
+	if err = allocate(f, int64(size)); err == nil {
+		r.mem, err = mapFile(f, size)
+	}
+	if err != nil {
+		os.Remove(r.path)
+		return nil, fmt.Errorf("shared region of %d bytes in %s: %w", size, dir, err)
+	}
+	copy(r.mem, regionMagic)
+	return r, nil
+}
+
+// unlink removes the region's file; both mappings stay.
+func (r *region) unlink() {
+	if r.path != "" {
+		os.Remove(r.path)
+		r.path = ""
+	}
+}
+
+// close unmaps the region and removes its file if still there.
+func (r *region) close() {
+	r.unlink()
+	if r.mem != nil {
+		unmap(r.mem)
+		r.mem = nil
+	}
+}
+
+// openRegion maps the region file at path (plugin side): a regular file of
+// at least size bytes.
+func openRegion(path string, size uint64) ([]byte, error) {
+	if size < regionHeader || size > maxRegionSize {
+		return nil, fmt.Errorf("region of %d bytes", size)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() < int64(size) {
+		return nil, fmt.Errorf("%s: %v of %d bytes, need a regular file of %d", path, st.Mode(), st.Size(), size)
+	}
+	mem, err := mapFile(f, int(size))
+	if err != nil {
+		return nil, err
+	}
+	if string(mem[:len(regionMagic)]) != regionMagic {
+		unmap(mem)
+		return nil, fmt.Errorf("%s: not an irtcd shared region", path)
+	}
+	return mem, nil
+}
+
+func getU64(b []byte) uint64    { return binary.LittleEndian.Uint64(b) }
+func putU64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
+
+// roundUp rounds n up to a multiple of a (a power of two).
+func roundUp(n, a int) int { return (n + a - 1) &^ (a - 1) }

@@ -1,0 +1,242 @@
+package plugin
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/plugin/pb"
+)
+
+// sharedRequest lays out a region holding the request for pairs, as the
+// host does, and returns it with its DetectShared message.
+func sharedRequest(pairs []narrow.Pair, seq uint64, size int) ([]byte, *pb.DetectSharedRequest) {
+	mem := make([]byte, size)
+	copy(mem, regionMagic)
+	putU64(mem[regionReqSeq:], seq)
+	c := detectCall{pairs: pairs, step: 1}
+	b := c.appendRequest(nil)
+	copy(mem[regionHeader:], b)
+	off := roundUp(regionHeader+len(b), regionAlign)
+	return mem, &pb.DetectSharedRequest{Step: 1, Seq: seq, RequestOffset: regionHeader, RequestLength: uint64(len(b)),
+		ResponseOffset: uint64(off), ResponseCapacity: uint64(max(0, size-off))}
+}
+
+// configuredServer is a server with the small scene's shapes.
+func configuredServer(t testing.TB) (*Server, *scene) {
+	sc := smallScene(t)
+	srv := NewServer(CPUFactory, discard)
+	ctx := context.Background()
+	if _, err := srv.Configure(ctx, &pb.ConfigureRequest{Params: encodeParams(narrow.Params{}), Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.RegisterShapes(ctx, shapeEntries(t, sc.shapes)); err != nil {
+		t.Fatal(err)
+	}
+	return srv, sc
+}
+
+// TestServerSharedMalformed: a DetectShared request whose region or
+// message is inconsistent gets InvalidArgument, and the server goes on
+// serving; a valid one answers in the region, or inline when the room is
+// too small, with the same result as Detect.
+func TestServerSharedMalformed(t *testing.T) {
+	srv, sc := configuredServer(t)
+	defer srv.Close()
+	ctx := context.Background()
+	pairs := sc.steps[0]
+	if _, err := srv.DetectShared(ctx, &pb.DetectSharedRequest{}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("no region: %v", err)
+	}
+	if _, err := srv.MapShared(ctx, &pb.MapSharedRequest{Path: "/nonexistent/irtcd-shm", Size: 1 << 20}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("bad path: %v", err)
+	}
+	bad := map[string]func(mem []byte, r *pb.DetectSharedRequest){
+		"seq":            func(mem []byte, r *pb.DetectSharedRequest) { r.Seq++ },
+		"magic":          func(mem []byte, r *pb.DetectSharedRequest) { mem[0] = 'x' },
+		"request offset": func(mem []byte, r *pb.DetectSharedRequest) { r.RequestOffset = 1 << 40 },
+		"request length": func(mem []byte, r *pb.DetectSharedRequest) { r.RequestLength = 1<<64 - 1 },
+		"header":         func(mem []byte, r *pb.DetectSharedRequest) { r.RequestOffset = 8 },
+		"short request":  func(mem []byte, r *pb.DetectSharedRequest) { r.RequestLength -= 7 },
+		"response room":  func(mem []byte, r *pb.DetectSharedRequest) { r.ResponseCapacity = 1<<64 - 1 },
+		"overlap":        func(mem []byte, r *pb.DetectSharedRequest) { r.ResponseOffset = r.RequestOffset + 8 },
+	}
+	for name, breakIt := range bad {
+		mem, req := sharedRequest(pairs, 7, 64<<10)
+		breakIt(mem, req)
+		srv.mu.Lock()
+		srv.shm = mem
+		srv.mu.Unlock()
+		if _, err := srv.DetectShared(ctx, req); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	want, err := srv.Detect(ctx, request(pairs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref narrow.Result
+	var d decoder
+	if err := d.decode(want, pairs, &ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, room := range []int{64 << 10, 1 << 10} {
+		mem, req := sharedRequest(pairs, 9, room)
+		// A fresh server, as srv's Detect above was its first step.
+		srv2, _ := configuredServer(t)
+		srv2.shm = mem
+		reply, err := srv2.DetectShared(ctx, req)
+		srv2.Close()
+		if err != nil {
+			t.Fatalf("room %d: %v", room, err)
+		}
+		if inline := reply.GetInline() != nil; inline != (room == 1<<10) {
+			t.Errorf("room %d: inline %v", room, inline)
+		}
+		var got narrow.Result
+		c := detectCall{pairs: pairs, res: &got}
+		if err := c.decodeShared(mem, 9, int(req.ResponseOffset), int(req.ResponseCapacity), reply); err != nil {
+			t.Fatalf("room %d: host rejects the reply: %v", room, err)
+		}
+		if diff := diffResults(&got, &ref); diff != "" {
+			t.Errorf("room %d: %s", room, diff)
+		}
+		if err := c.decodeShared(mem, 10, int(req.ResponseOffset), int(req.ResponseCapacity), reply); err == nil {
+			t.Errorf("room %d: reply accepted for another sequence number", room)
+		}
+	}
+}
+
+// FuzzDetectShared feeds arbitrary region contents and offsets to the
+// plugin's DetectShared: it never panics, rejects with InvalidArgument
+// exactly what readShared and decodeRequest reject, and a response it
+// writes to the region is accepted by the host and decodes as the inline
+// response would. The seed corpus is valid regions of the small scene.
+func FuzzDetectShared(f *testing.F) {
+	sc := smallScene(f)
+	for _, pairs := range sc.steps {
+		mem, r := sharedRequest(pairs, 5, 16<<10)
+		f.Add(mem, r.Seq, r.RequestOffset, r.RequestLength, r.ResponseOffset, r.ResponseCapacity)
+	}
+	mem, r := sharedRequest(sc.steps[0][:1], 1, 1<<10)
+	f.Add(mem, r.Seq, r.RequestOffset, r.RequestLength, r.ResponseOffset, r.ResponseCapacity)
+	srv, _ := configuredServer(f)
+	defer srv.Close()
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, mem []byte, seq, ro, rl, po, pc uint64) {
+		req := &pb.DetectSharedRequest{Seq: seq, RequestOffset: ro, RequestLength: rl, ResponseOffset: po, ResponseCapacity: pc}
+		var msg pb.DetectRequest
+		_, _, readErr := readShared(mem, req, &msg)
+		var pairs []narrow.Pair
+		if readErr == nil {
+			pairs, readErr = decodeRequest(&msg, nil)
+		}
+		srv.mu.Lock()
+		srv.shm = mem
+		srv.mu.Unlock()
+		reply, err := srv.DetectShared(ctx, req)
+		if readErr != nil {
+			if status.Code(err) != codes.InvalidArgument {
+				t.Fatalf("malformed region (%v) answered %v", readErr, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid region failed: %v", err)
+		}
+		var got narrow.Result
+		c := detectCall{pairs: pairs, res: &got}
+		if err := c.decodeShared(mem, seq, int(po), int(pc), reply); err != nil {
+			t.Fatalf("the host rejects the reply: %v", err)
+		}
+		if len(got.Pairs) != len(pairs) || got.Stats.Pairs != len(pairs) {
+			t.Fatalf("%d results, stats %d, for %d pairs", len(got.Pairs), got.Stats.Pairs, len(pairs))
+		}
+	})
+}
+
+// FuzzDecodeShared feeds arbitrary region contents to the host's decoding
+// of a DetectShared reply: it never panics and accepts exactly what
+// hostCodec accepts from the same bytes as a message.
+func FuzzDecodeShared(f *testing.F) {
+	sc := smallScene(f)
+	be := newCPU(f, narrow.Params{}, sc.shapes)
+	var res narrow.Result
+	for _, pairs := range sc.steps {
+		detect(f, be, pairs, &res)
+		f.Add(marshal(f, encodeResponse(&res)), uint64(0))
+	}
+	pairs := sc.steps[0]
+	f.Fuzz(func(t *testing.T, data []byte, n uint64) {
+		mem := make([]byte, regionHeader+len(data))
+		copy(mem, regionMagic)
+		putU64(mem[regionRespSeq:], 3)
+		copy(mem[regionHeader:], data)
+		if n == 0 {
+			n = uint64(len(data))
+		}
+		var got, want narrow.Result
+		c := detectCall{pairs: pairs, res: &got}
+		err := c.decodeShared(mem, 3, regionHeader, len(data), &pb.DetectSharedResponse{Seq: 3, ResponseLength: n})
+		if n > uint64(len(data)) {
+			if err == nil {
+				t.Fatal("a response longer than its room accepted")
+			}
+			return
+		}
+		ref := detectCall{pairs: pairs, res: &want}
+		refErr := ref.unmarshal(data[:n])
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("shared: %v; message: %v", err, refErr)
+		}
+		if err == nil {
+			if d := diffResults(&got, &want); d != "" {
+				t.Fatal(d)
+			}
+		}
+	})
+}
+
+// TestRegionFile: a region made in any directory (as in the temporary
+// directory when there is no /dev/shm) is a 0600 file the plugin side can
+// map and see the host's writes through; unlinked, it is gone from the
+// directory while both mappings stay; files too small or not regular are
+// refused.
+func TestRegionFile(t *testing.T) {
+	if !sharedSupported {
+		t.Skip("no shared memory on this system")
+	}
+	dir := t.TempDir()
+	r, err := newRegionIn(dir, 1<<16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	st, err := os.Stat(r.path)
+	if err != nil || st.Mode().Perm() != 0o600 || st.Size() != 1<<16 {
+		t.Fatalf("region file: %v, %v", st, err)
+	}
+	if _, err := openRegion(r.path, 1<<17); err == nil {
+		t.Error("a region larger than its file mapped")
+	}
+	if _, err := openRegion(dir, 1<<10); err == nil {
+		t.Error("a directory mapped")
+	}
+	mem, err := openRegion(r.path, 1<<16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmap(mem)
+	r.unlink()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left after unlink", len(ents))
+	}
+	putU64(r.mem[100:], 42)
+	if getU64(mem[100:]) != 42 {
+		t.Error("the mappings do not share memory")
+	}
+}
