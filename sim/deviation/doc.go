@@ -59,7 +59,7 @@
 //
 // The full experiment, with the published numbers next to ours:
 //
-//	go run ./sim/deviation/cmd/deviation
+//	go run ./cmd/irtcd bench -only deviation -out /tmp/deviation/RESULTS.md
 //
 // # The shapes
 //

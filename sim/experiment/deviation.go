@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
+	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/deviation"
+	"github.com/irtcd/irtcd/sim/scene3d"
 )
 
 // runDeviation is the re-projection test of Lehericey et al. 2013b §5.4:
@@ -17,7 +20,11 @@ func runDeviation(ctx context.Context, cfg *Config) (*Section, error) {
 	dc.Depths = cfg.scaled(dc.Depths, 2)
 	dc.Seed = cfg.Seed
 	dc.Workers = cfg.Workers
-	shapes, err := deviation.PaperShapes(cfg.TestData)
+	dir, err := scene3d.FindMeshDir(cfg.TestData)
+	if err != nil {
+		return nil, err
+	}
+	shapes, err := deviation.PaperShapes(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -67,5 +74,40 @@ is expected to agree exactly.`, dc.Orientations, dc.Depths, 100*dc.MaxDepth)
 		detail.AddRow(r.Shape, deviation.Technique(r.Mode), num(r.AngleDeg, 2), num(r.TangentialMaxPct, 1), num(r.NormalPct, 2), num(r.MissedPct, 2), num(r.Contacts, 1))
 	}
 	s.Tables = []*Table{t, detail}
+	// Summary: one row per technique, the paper's three columns against
+	// our shapes.
+	for _, mode := range []narrow.Response{narrow.ResponseRay, narrow.ResponseWeighted, narrow.ResponseMTD} {
+		var paper, ours []string
+		worst := 0.0
+		for _, col := range []string{"sphere", "bunny", "pig"} {
+			if p, ok := deviation.PaperValue(col, mode); ok {
+				paper = append(paper, num(p.DeviationPct, 2))
+			}
+		}
+		var shapes []string
+		for _, r := range rows {
+			if r.Mode == mode {
+				ours = append(ours, num(r.TangentialPct, 2))
+				shapes = append(shapes, r.Shape)
+				worst = math.Max(worst, r.TangentialPct)
+			}
+		}
+		verdict := "n/a (a baseline, reproduced)"
+		if mode == narrow.ResponseMTD {
+			verdict = "equal (0 within 1e-9 %)"
+			if worst > 1e-9 {
+				verdict = "no"
+			}
+		}
+		s.Summary = append(s.Summary, SummaryRow{
+			Row:    fmt.Sprintf("Force deviation %%, %s (paper: sphere / bunny / pig; ours: %s)", deviation.Technique(mode), strings.Join(shapes, " / ")),
+			Paper:  strings.Join(paper, " / "),
+			Ours:   strings.Join(ours, " / "),
+			Better: verdict,
+		})
+		if mode == narrow.ResponseMTD {
+			s.metric("reprojectionWorst", worst)
+		}
+	}
 	return s, nil
 }

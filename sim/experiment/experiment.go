@@ -38,6 +38,10 @@ type Config struct {
 	// Progress, if set, is called as work is done: the experiment's name,
 	// units done and the total.
 	Progress func(name string, done, total int)
+
+	// runs caches the scene runs that several experiments share (Run sets
+	// it; nil: no sharing).
+	runs *runCache
 }
 
 func (c *Config) check() error {
@@ -96,6 +100,10 @@ type Experiment struct {
 // Experiments returns every experiment in report order.
 func Experiments() []Experiment {
 	return []Experiment{
+		{Name: "avalanche", Doc: "scene 1, 512 bunnies: iterative speed-ups per phase (2013 Fig. 7), wrong pairs, predictive rays (2013b Fig. 9, 11)", Run: runAvalanche},
+		{Name: "spawner", Doc: "scene 2, up to 500 objects: iterative speed-ups, wrong pairs, predictive rays (2013; 2013b Fig. 10, 12)", Run: runSpawner},
+		{Name: "reprojection-scenes", Doc: "total interpenetration with raw rays vs MTD re-projection in scenes 1 and 2 (2013b §5.4, Table 2)", Run: runReprojectionScenes},
+		{Name: "tori", Doc: "100 tori: predictive overhead (Li & Yamaguchi Table 3) and penetration depth vs time step (Fig. 14)", Run: runTori},
 		{Name: "deviation", Doc: "re-projection test: a shape against the ground in 400 orientations × 20 depths (2013b §5.4, Table 1)", Run: runDeviation},
 	}
 }
@@ -119,6 +127,9 @@ func Run(ctx context.Context, cfg Config, names []string) ([]*Section, error) {
 		if !slices.Contains(Names(), n) {
 			return nil, fmt.Errorf("%w: unknown experiment %q (have %s)", ErrBadConfig, n, strings.Join(Names(), ", "))
 		}
+	}
+	if cfg.runs == nil {
+		cfg.runs = &runCache{}
 	}
 	var out []*Section
 	for _, e := range Experiments() {

@@ -70,3 +70,31 @@ func rayLess(a, b *narrow.Contact) bool {
 	}
 	return a.Vertex < b.Vertex
 }
+
+// fromRays appends to dst the contacts of src, made with
+// narrow.ResponseRay for a pair of shapes a and b at poses pa and pb,
+// rewritten as response mode would have made them from the same hits (see
+// package reprojection): with d the ray's unit direction (the contact's
+// Dir), |r| its length (Depth) and n the world outward normal of the
+// primitive hit, ResponseMTD gives depth max(|r|·(d·n), 0) and direction
+// n, ResponseWeighted depth |r|·max(d·n, 0) and direction d.
+func fromRays(dst, src []narrow.Contact, mode narrow.Response, a, b *narrow.Shape, pa, pb narrow.Pose) []narrow.Contact {
+	for _, c := range src {
+		if mode != narrow.ResponseRay {
+			// The ray of a vertex of one body hits the other body.
+			other, rot := b, pb.Rot
+			if c.From == narrow.SideB {
+				other, rot = a, pa.Rot
+			}
+			n := rot.Rotate(other.FaceNormal(int(c.Prim)))
+			cos := c.Dir.Dot(n)
+			if mode == narrow.ResponseWeighted {
+				c.Depth *= max(cos, 0)
+			} else {
+				c.Depth, c.Dir = max(c.Depth*cos, 0), n
+			}
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}

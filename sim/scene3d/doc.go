@@ -47,7 +47,11 @@
 // when it is in contact (at least one contact) in one run only. The
 // reference's cumulative ray length — the sum of its contact depths — is
 // the step's total interpenetration, the measure of Lehericey et al.
-// (2013b, §5.2); the reference runs outside the narrow-phase timing.
+// (2013b, §5.2); the reference runs outside the narrow-phase timing. Its
+// depths follow the variant's response (r·n under MTD re-projection)
+// unless Options.RefRawRays makes it measure raw ray lengths |r|, the
+// paper's measure, whatever the variant's response; the comparison then
+// rewrites the reference's contacts in the variant's response first.
 //
 // # Phases
 //

@@ -48,6 +48,17 @@ type Options struct {
 	// or the given Backend's when it has a Params method
 	// (as cpubackend.Backend does).
 	Reference bool
+	// RefRawRays runs the reference with narrow.ResponseRay whatever the
+	// variant's response, so that RefDepthSum and RefDepthMax are raw ray
+	// lengths |r|: "the cumulative length of all rays with a standard
+	// algorithm" of Lehericey et al. (2013b, §5.2 and §5.4), the same
+	// measure for variants with different responses (without it, the
+	// reference's depths are r·n under ResponseMTD). The comparison (Diff)
+	// is unchanged: before it, each reference contact is rewritten as the
+	// variant's response would have made it from the same hit (depth
+	// |r|·(d·n) and direction n, the hit primitive's world normal, for
+	// ResponseMTD; the depth weighted by max(d·n, 0) for ResponseWeighted).
+	RefRawRays bool
 	// DepthTol is the relative depth tolerance of the reference comparison
 	// (0: DefaultDepthTol).
 	DepthTol float64
@@ -93,7 +104,7 @@ type StepMetrics struct {
 	Ref             bool
 	RefContacts     int
 	RefContactPairs int
-	RefDepthSum     float64 // cumulative ray length: the total interpenetration of the step
+	RefDepthSum     float64 // cumulative ray length: the total interpenetration of the step (raw |r| with Options.RefRawRays, else in the variant's response)
 	RefDepthMax     float64
 	Diff            RayDiff // the variant against the reference
 
@@ -164,6 +175,9 @@ type Sim struct {
 	refBackend narrow.Backend
 	depthTol   float64
 	method     narrow.Method
+	response   narrow.Response // the variant's
+	refRaw     bool            // the reference runs with ResponseRay (Options.RefRawRays)
+	conv       []narrow.Contact
 	steps      int
 	closed     bool
 	inst       []rigid.Instance
@@ -187,7 +201,7 @@ func New(scene Scene, opts Options) (*Sim, error) {
 	if pb, ok := opts.Backend.(interface{ Params() narrow.Params }); ok {
 		np = pb.Params()
 	}
-	s := &Sim{Scene: scene, Params: p, depthTol: opts.DepthTol, method: np.Method}
+	s := &Sim{Scene: scene, Params: p, depthTol: opts.DepthTol, method: np.Method, response: np.Response, refRaw: opts.RefRawRays}
 	if s.depthTol == 0 {
 		s.depthTol = DefaultDepthTol
 	}
@@ -212,6 +226,9 @@ func New(scene Scene, opts Options) (*Sim, error) {
 	if opts.Reference {
 		rp := np
 		rp.Method = narrow.MethodStandard
+		if opts.RefRawRays {
+			rp.Response = narrow.ResponseRay
+		}
 		rb, err := cpubackend.New(rp, bopts...)
 		if err != nil {
 			s.Close()
@@ -340,8 +357,14 @@ func (s *Sim) reference(ctx context.Context, m *StepMetrics) error {
 			m.RefDepthSum += d
 			m.RefDepthMax = math.Max(m.RefDepthMax, d)
 		}
-		a, b := s.World.Body(pairs[i].A).Shape(), s.World.Body(pairs[i].B).Shape()
-		m.Diff.comparePair(v.Contacts, r.Contacts, s.depthTol*math.Min(a.Size(), b.Size()))
+		p := &pairs[i]
+		a, b := s.World.Body(p.A).Shape(), s.World.Body(p.B).Shape()
+		rc := r.Contacts
+		if s.refRaw && s.response != narrow.ResponseRay {
+			s.conv = fromRays(s.conv[:0], rc, s.response, a, b, p.PoseA, p.PoseB)
+			rc = s.conv
+		}
+		m.Diff.comparePair(v.Contacts, rc, s.depthTol*math.Min(a.Size(), b.Size()))
 	}
 	return nil
 }

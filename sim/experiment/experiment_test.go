@@ -1,0 +1,196 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/irtcd/irtcd/sim/scene3d"
+)
+
+// TestExperiments runs every experiment at a tiny scale, renders the
+// report and checks its shape (paper columns, decodable plots, the summary
+// table) and a few properties of the figures.
+func TestExperiments(t *testing.T) {
+	dir := t.TempDir()
+	scale := 0.02
+	if testing.Short() {
+		scale = 0.01
+	}
+	var mu sync.Mutex
+	last := map[string][2]int{}
+	cfg := Config{
+		Scale: scale, Seed: 1, Workers: 2, PlotDir: filepath.Join(dir, "results"), ReportDir: dir,
+		Progress: func(name string, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if done > total || done < last[name][0] {
+				t.Errorf("%s: progress %d/%d after %d/%d", name, done, total, last[name][0], last[name][1])
+			}
+			last[name] = [2]int{done, total}
+		},
+	}
+	sections, err := Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sections) != len(Experiments()) {
+		t.Fatalf("%d sections for %d experiments", len(sections), len(Experiments()))
+	}
+	for _, e := range Experiments() {
+		if p := last[e.Name]; p[1] == 0 || p[0] != p[1] {
+			t.Errorf("%s: last progress %d/%d, want done = total > 0", e.Name, p[0], p[1])
+		}
+	}
+	// Table 2 reuses the avalanche's and spawner's re-projected runs: it
+	// simulates only its raw-ray runs (predictive and standard, two scenes).
+	av, sp := scene3d.Avalanche(), scene3d.Spawner()
+	na, ns := cfg.scaled(avalancheN, 8), cfg.scaled(spawnerN, 8)
+	if want := 2*av.Steps(na) + 2*sp.Steps(ns); last["reprojection-scenes"][1] != want {
+		t.Errorf("reprojection-scenes simulated %d steps, want %d (the MTD runs shared)", last["reprojection-scenes"][1], want)
+	}
+
+	rep := &Report{Title: "test", Machine: "m", Commit: "c", Go: "go", Command: "irtcd bench", Scale: scale, Sections: sections}
+	var buf bytes.Buffer
+	if err := rep.WriteMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	if !strings.Contains(md, "| row | paper | irtcd | better? |") {
+		t.Errorf("no summary table in the report:\n%s", md)
+	}
+	byName := map[string]*Section{}
+	for i, s := range sections {
+		byName[Experiments()[i].Name] = s
+		if !strings.Contains(md, "## "+s.Title) {
+			t.Errorf("section %q missing from the report", s.Title)
+		}
+		if len(s.Summary) == 0 {
+			t.Errorf("%s: no summary rows", s.Title)
+		}
+		for _, r := range s.Summary {
+			if r.Row == "" || r.Paper == "" || r.Ours == "" || r.Better == "" || !strings.Contains(md, r.Row) {
+				t.Errorf("%s: summary row %+v", s.Title, r)
+			}
+		}
+		// The first table puts the paper's figures next to ours.
+		if len(s.Tables) == 0 {
+			t.Fatalf("%s: no table", s.Title)
+		}
+		h := strings.ToLower(strings.Join(s.Tables[0].Header, "|"))
+		if !strings.Contains(h, "paper") || !strings.Contains(h, "irtcd") {
+			t.Errorf("%s: first table's header %q lacks the paper's and irtcd's columns", s.Title, s.Tables[0].Header)
+		}
+		for _, tb := range s.Tables {
+			for _, row := range tb.Rows {
+				if len(row) != len(tb.Header) {
+					t.Errorf("%s: row %q has %d cells for %d columns", s.Title, row, len(row), len(tb.Header))
+				}
+			}
+		}
+		for _, p := range s.Plots {
+			f, err := os.Open(filepath.Join(dir, filepath.FromSlash(p.Path)))
+			if err != nil {
+				t.Errorf("%s: plot: %v", s.Title, err)
+				continue
+			}
+			img, err := png.Decode(f)
+			f.Close()
+			if err != nil || img.Bounds().Dx() < 100 || img.Bounds().Dy() < 100 {
+				t.Errorf("%s: plot %s: %v", s.Title, p.Path, err)
+			}
+			if !strings.Contains(md, "]("+p.Path+")") {
+				t.Errorf("%s: plot %s not embedded", s.Title, p.Path)
+			}
+		}
+	}
+	for _, name := range []string{"avalanche", "spawner", "tori"} {
+		pics := 0
+		for _, p := range byName[name].Plots {
+			if strings.Contains(p.Path, "-step") {
+				pics++
+			}
+		}
+		if len(byName[name].Plots) < 3 || pics != 3 {
+			t.Errorf("%s: %d plots, %d pictures of the scene; want charts and 3 pictures", name, len(byName[name].Plots), pics)
+		}
+	}
+
+	// Properties.
+	finitePos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+	for _, name := range []string{"avalanche", "spawner"} {
+		m := byName[name].metrics
+		if !(m["errSharePredictive"] <= m["errShareIterative"]) || !(m["errShareIterative"] > 0) {
+			t.Errorf("%s: erroneous rays %.4f with prediction, %.4f without; want fewer with", name, m["errSharePredictive"], m["errShareIterative"])
+		}
+		if !finitePos(m["rayLengthIterative"]) || !finitePos(m["rayLengthPredictive"]) {
+			t.Errorf("%s: cumulative ray lengths %v, %v", name, m["rayLengthIterative"], m["rayLengthPredictive"])
+		}
+	}
+	rm := byName["reprojection-scenes"].metrics
+	for _, k := range []string{"scene1Ray", "scene1MTD", "scene2Ray", "scene2MTD"} {
+		if !finitePos(rm[k]) {
+			t.Errorf("reprojection-scenes: %s cumulative ray length %v, want finite and positive", k, rm[k])
+		}
+	}
+	if w := byName["deviation"].metrics["reprojectionWorst"]; !(w < 1e-9) {
+		t.Errorf("deviation: re-projection's deviation %v %%, want 0", w)
+	}
+	tm := byName["tori"].metrics
+	if !finitePos(tm["meanDepthIterative"]) || !finitePos(tm["meanDepthPredictive"]) || math.IsNaN(tm["minR2"]) || math.IsNaN(tm["overhead"]) {
+		t.Errorf("tori: %v", tm)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{Scale: 0, PlotDir: dir, ReportDir: dir}
+	if _, err := Run(context.Background(), cfg, nil); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("scale 0: %v", err)
+	}
+	cfg.Scale = 0.01
+	if _, err := Run(context.Background(), cfg, []string{"nope"}); !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), "avalanche") {
+		t.Errorf("unknown experiment: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, e := range Experiments() {
+		if _, err := Run(ctx, cfg, []string{e.Name}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s cancelled: %v", e.Name, err)
+		}
+	}
+}
+
+func TestHelpers(t *testing.T) {
+	a, b, r2 := linearFit([]float64{1, 2, 3, 4}, []float64{3, 5, 7, 9})
+	if math.Abs(a-1) > 1e-12 || math.Abs(b-2) > 1e-12 || math.Abs(r2-1) > 1e-12 {
+		t.Errorf("linearFit: %v + %v x, R² %v", a, b, r2)
+	}
+	if _, _, r := linearFit([]float64{1}, []float64{1}); !math.IsNaN(r) {
+		t.Errorf("linearFit of one point: R² %v", r)
+	}
+	if m := median([]float64{3, 1, 2, 10}); m != 2.5 {
+		t.Errorf("median: %v", m)
+	}
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{-0.312, "−31 %"}, {0.082, "+8 %"}, {math.NaN(), "—"}} {
+		if got := change(c.v, 0); got != c.want {
+			t.Errorf("change(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	if better(2, 1, true, 0) != "yes" || better(2, 1, false, 0) != "no" || !strings.HasPrefix(better(1.01, 1, true, 0.05), "≈") || better(math.NaN(), 1, true, 0) != "n/a" {
+		t.Error("better")
+	}
+	if r := reduction(0.1, 0.01); math.Abs(r-0.9) > 1e-12 {
+		t.Errorf("reduction: %v", r)
+	}
+}

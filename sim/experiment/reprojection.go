@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/scene3d"
+)
+
+// Table 2 of Lehericey et al. 2013b: the cumulative length of all rays
+// along the simulation, without and with re-projection.
+var paperTable2 = [2][2]float64{{16115, 10793}, {66094, 38398}}
+
+// runReprojectionScenes compares, in scenes 1 and 2, the total
+// interpenetration of a simulation whose contacts are Hermann et al.'s raw
+// rays (ResponseRay) with one whose contacts are re-projected on the hit
+// surface's normal (ResponseMTD), 2013b §5.4, Table 2.
+func runReprojectionScenes(ctx context.Context, cfg *Config) (*Section, error) {
+	type sceneRuns struct {
+		label string
+		sc    scene3d.Scene
+		n     int
+		paper [2]float64
+		// [method: predictive, standard][response: ray, mtd]
+		specs [2][2]runSpec
+		runs  [2][2]*scene3d.Trace
+	}
+	scenes := []*sceneRuns{
+		{label: "scene 1 (avalanche)", sc: scene3d.Avalanche(), n: cfg.scaled(avalancheN, 8), paper: paperTable2[0]},
+		{label: "scene 2 (spawner)", sc: scene3d.Spawner(), n: cfg.scaled(spawnerN, 8), paper: paperTable2[1]},
+	}
+	tr := newTracker(cfg, "reprojection-scenes")
+	for _, sr := range scenes {
+		for i, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodStandard} {
+			for j, r := range []narrow.Response{narrow.ResponseRay, narrow.ResponseMTD} {
+				sr.specs[i][j] = runSpec{scene: sr.sc, n: sr.n, params: narrow.Params{Method: m, Response: r}, ref: true}
+				tr.plan(cfg, sr.specs[i][j])
+			}
+		}
+	}
+	for _, sr := range scenes {
+		for i := range sr.specs {
+			for j := range sr.specs[i] {
+				t, err := cfg.run(ctx, sr.specs[i][j], tr, nil)
+				if err != nil {
+					return nil, err
+				}
+				sr.runs[i][j] = t
+			}
+		}
+	}
+	s := &Section{Title: "Re-projection in the scenes: total interpenetration (2013b §5.4, Table 2)"}
+	s.Intro = fmt.Sprintf(`
+Scenes 1 and 2 (%d bunnies; %d objects, BVH traversal) are simulated twice:
+with Hermann et al.'s raw rays as contacts (ResponseRay: depth |r| along
+the ray) and with the rays re-projected on the normal of the surface they
+hit (ResponseMTD: depth r·n along n, irtcd's default); everything else is
+the same (irtcd's default detection, iterative + predictive, and the same
+solver with contact reduction). The measure is the paper's: "the
+cumulative length of all rays with a standard algorithm" along the
+simulation. At every step the pairs are detected again by the standard
+algorithm at the run's poses, **with raw rays in both runs**
+(scene3d.Options.RefRawRays), and the lengths |r| of all its rays that hit
+are summed over the steps. Measuring r·n under re-projection instead would
+shrink the re-projected run's figure by the measure alone. Absolute values
+depend on the scenes' units and sizes (ours: metres, bunnies about 2 m
+tall), so the comparison is the decrease, the paper's last column.`,
+		scenes[0].n, scenes[1].n)
+	t := &Table{
+		Caption: "Cumulative length of all rays along the simulation without (raw rays) and with ray re-projection.",
+		Header:  []string{"scene", "paper: standard", "paper: re-projection", "paper: change", "irtcd: raw rays", "irtcd: re-projection", "irtcd: change", "irtcd / paper (decrease)"},
+		Align:   "lrrrrrrr",
+	}
+	detail := &Table{
+		Caption: "The same with the standard algorithm at every step instead of IRTCD, and each run's own contact depths (Σ depth of its contacts in its own response: |r| for raw rays, r·n for re-projection).",
+		Header:  []string{"scene, detection", "raw rays: Σ|r| (standard)", "re-projection: Σ|r| (standard)", "change", "raw rays: own Σ depth", "re-projection: own Σ depth (r·n)"},
+		Align:   "lrrrrr",
+	}
+	for k, sr := range scenes {
+		ray := accuracyOf(sr.runs[0][0].Steps, span{"", 0, len(sr.runs[0][0].Steps)})
+		mtd := accuracyOf(sr.runs[0][1].Steps, span{"", 0, len(sr.runs[0][1].Steps)})
+		dec := reduction(ray.rayLength, mtd.rayLength)
+		pdec := reduction(sr.paper[0], sr.paper[1])
+		printed := []string{"59 %", "42 %"}[k]
+		t.AddRow(sr.label, num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 1)+" (printed: "+printed+")",
+			num(ray.rayLength, 1), num(mtd.rayLength, 1), change(-dec, 1), ratio(dec, pdec))
+		for i, name := range []string{"iterative + predictive", "standard"} {
+			a := accuracyOf(sr.runs[i][0].Steps, span{"", 0, len(sr.runs[i][0].Steps)})
+			b := accuracyOf(sr.runs[i][1].Steps, span{"", 0, len(sr.runs[i][1].Steps)})
+			detail.AddRow(sr.label+", "+name, num(a.rayLength, 1), num(b.rayLength, 1), change(-reduction(a.rayLength, b.rayLength), 1),
+				num(a.ownDepth, 1), num(b.ownDepth, 1))
+		}
+		s.Summary = append(s.Summary, SummaryRow{
+			Row:    fmt.Sprintf("Total interpenetration, raw rays → re-projection, %s", sr.label),
+			Paper:  fmt.Sprintf("%s → %s (%s)", num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 0)),
+			Ours:   fmt.Sprintf("%s → %s (%s)", num(ray.rayLength, 0), num(mtd.rayLength, 0), change(-dec, 0)),
+			Better: better(dec, pdec, true, 0) + " (decrease)",
+		})
+		s.metric(fmt.Sprintf("scene%dRay", k+1), ray.rayLength)
+		s.metric(fmt.Sprintf("scene%dMTD", k+1), mtd.rayLength)
+		s.metric(sr.sc.Name+"Ray", ray.rayLength)
+		s.metric(sr.sc.Name+"MTD", mtd.rayLength)
+	}
+	s.Tables = []*Table{t, detail}
+	for _, sr := range scenes {
+		ray, mtd := s.metrics[sr.sc.Name+"Ray"], s.metrics[sr.sc.Name+"MTD"]
+		if mtd >= ray {
+			s.Notes = append(s.Notes, fmt.Sprintf(`
+In %s re-projection does not lower the total interpenetration here: %s
+with raw rays, %s with re-projection. Re-projection still lowers the depths
+the solver is given (the detail table's own Σ depth, r·n ≤ |r|); a plausible
+reason, not verified, is that the raw rays' larger depths make the solver's
+position correction (which removes a share of each contact's depth beyond
+the slop every step) push the bodies apart harder.`, sr.label, num(ray, 0), num(mtd, 0)))
+		}
+	}
+	for _, sr := range scenes {
+		rl := func(m *scene3d.StepMetrics) float64 { return m.RefDepthSum }
+		ch := &chart{
+			file:   sr.sc.Name + "-reprojection.png",
+			title:  fmt.Sprintf("%s (%d objects): total interpenetration per step", sr.sc.Name, sr.n),
+			xLabel: "simulated time (s)", yLabel: "Σ raw ray length |r| of the standard algorithm (m)",
+			curves: []curve{
+				{name: "raw rays (ResponseRay)", xy: perStep(sr.runs[0][0], rl), col: colIterative},
+				{name: "re-projection (ResponseMTD)", xy: perStep(sr.runs[0][1], rl), col: colPredictive},
+			},
+		}
+		p, err := ch.draw(cfg, fmt.Sprintf("%s: total interpenetration per step with raw rays and with re-projection (iterative + predictive, BVH).", sr.label))
+		if err != nil {
+			return nil, err
+		}
+		s.Plots = append(s.Plots, p)
+	}
+	s.Notes = append(s.Notes, `
+The paper's Table 2 prints a 59 % decrease for scene 1, but its own figures
+give 1 − 10 793 / 16 115 = 33.0 % (scene 2: 1 − 38 398 / 66 094 = 41.9 %,
+printed 42 %); its text says "up to 59 %" and its conclusion "up to 52 %".
+We compare with the decrease computed from its figures. The paper does not
+say which detection algorithm ran its Table 2 simulations; ours is irtcd's
+default (iterative + predictive), and the detail table gives the standard
+algorithm too.`)
+	return s, nil
+}

@@ -1,0 +1,511 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/rigid"
+	"github.com/irtcd/irtcd/sim/scene3d"
+	"github.com/irtcd/irtcd/sim/view3d"
+)
+
+// runSpec is one run of a 3D scene. Every run with a reference uses
+// scene3d.Options.RefRawRays: the standard algorithm on the run's own
+// states, measuring raw ray lengths |r| whatever the run's response.
+type runSpec struct {
+	scene  scene3d.Scene
+	n      int // objects
+	steps  int // 0: the scene's for n
+	dt     float64
+	params narrow.Params
+	ref    bool
+	fresh  bool // always simulate (timing repetitions), never take from the cache
+}
+
+// stepsFor returns the number of steps the run takes.
+func (r *runSpec) stepsFor() int {
+	st := r.steps
+	if st <= 0 {
+		st = r.scene.Steps(r.n)
+	}
+	return st
+}
+
+// key identifies the run's outcome (the trajectory and its metrics).
+func (r *runSpec) key(c *Config) string {
+	return fmt.Sprintf("%s n=%d steps=%d dt=%g ref=%v seed=%d workers=%d params=%+v",
+		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, c.Seed, c.Workers, r.params)
+}
+
+// label names the run in logs and legends.
+func (r *runSpec) label() string {
+	return fmt.Sprintf("%s %s/%s/%s n=%d", r.scene.Name, r.params.Traversal, r.params.Method, r.params.Response, r.n)
+}
+
+// runCache keeps the traces of runs that several experiments share (the
+// avalanche's and spawner's MTD runs are Table 2's re-projection runs).
+type runCache struct {
+	mu     sync.Mutex
+	traces map[string]*scene3d.Trace
+}
+
+func (rc *runCache) get(key string) (*scene3d.Trace, bool) {
+	if rc == nil {
+		return nil, false
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	t, ok := rc.traces[key]
+	return t, ok
+}
+
+func (rc *runCache) put(key string, t *scene3d.Trace) {
+	if rc == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.traces == nil {
+		rc.traces = map[string]*scene3d.Trace{}
+	}
+	rc.traces[key] = t
+}
+
+// tracker reports an experiment's progress in steps over all its runs.
+type tracker struct {
+	report      func(done, total int)
+	done, total int
+}
+
+func newTracker(c *Config, name string) *tracker {
+	return &tracker{report: c.progress(name)}
+}
+
+// plan adds the steps of the runs that will be simulated (not cached) to
+// the total.
+func (t *tracker) plan(c *Config, specs ...runSpec) {
+	for i := range specs {
+		if _, ok := c.runs.get(specs[i].key(c)); !ok || specs[i].fresh {
+			t.total += specs[i].stepsFor()
+		}
+	}
+}
+
+func (t *tracker) set(done int) {
+	t.done = done
+	t.report(min(done, t.total), t.total)
+}
+
+// run simulates spec, or returns its cached trace when onFrame is nil and
+// spec is not fresh. A run with an onFrame (pictures) is always simulated
+// and then cached.
+func (c *Config) run(ctx context.Context, spec runSpec, tr *tracker, onFrame func(*scene3d.Sim) error) (*scene3d.Trace, error) {
+	key := spec.key(c)
+	if onFrame == nil && !spec.fresh {
+		if t, ok := c.runs.get(key); ok {
+			c.log().Info("run (cached)", "run", spec.label())
+			return t, nil
+		}
+	}
+	steps := spec.stepsFor()
+	opts := scene3d.Options{
+		N: spec.n, Seed: c.Seed, MeshDir: c.TestData, Params: spec.params, Workers: c.Workers,
+		Steps: steps, Reference: spec.ref, RefRawRays: spec.ref, Logger: c.log(),
+		OnFrame: onFrame,
+	}
+	if spec.dt > 0 {
+		wc := rigid.DefaultConfig()
+		wc.Dt = spec.dt
+		opts.Config = &wc
+	}
+	base := tr.done
+	opts.OnProgress = func(step, _ int) { tr.set(base + step) }
+	t, err := scene3d.Run(ctx, spec.scene, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.label(), err)
+	}
+	tr.set(base + steps)
+	c.log().Info("run", "run", spec.label(), "steps", len(t.Steps), "wall", t.Wall.Round(time.Millisecond))
+	c.runs.put(key, t)
+	return t, nil
+}
+
+// ---- pictures ----
+
+// snapshot is a step to render and what it shows.
+type snapshot struct {
+	step int // steps done when rendered (0: the initial state)
+	what string
+}
+
+// pictures renders a scene at chosen steps (Run's OnFrame).
+type pictures struct {
+	cfg   *Config
+	name  string // file prefix
+	shots []snapshot
+	plots []Plot
+	r     view3d.Renderer
+	cols  map[*narrow.Shape]color.RGBA
+}
+
+// Colours of the scenes' meshes, in order of first appearance.
+var meshColors = []color.RGBA{
+	{0xd9, 0x8c, 0x4a, 0xff}, // orange
+	{0x3d, 0x85, 0xc6, 0xff}, // blue
+	{0x8c, 0x5a, 0x3c, 0xff}, // brown
+	{0xe8, 0xc5, 0x3a, 0xff}, // yellow
+}
+
+func (p *pictures) onFrame(s *scene3d.Sim) error {
+	k := slices.IndexFunc(p.shots, func(sh snapshot) bool { return sh.step == s.StepCount() })
+	if k < 0 {
+		return nil
+	}
+	if p.cols == nil {
+		p.cols = map[*narrow.Shape]color.RGBA{}
+	}
+	// The ground (the scenes' first static body) is drawn as a grid.
+	ground := rigid.BodyID(-1)
+	if len(s.Setup.Statics) > 0 {
+		ground = s.Setup.Statics[0]
+	}
+	var inst []view3d.Instance
+	for _, in := range s.Instances() {
+		if in.Body == ground {
+			continue
+		}
+		col := color.RGBA{0xa0, 0xa0, 0xa0, 0xff}
+		if !in.Static {
+			c, ok := p.cols[in.Shape]
+			if !ok {
+				c = meshColors[len(p.cols)%len(meshColors)]
+				p.cols[in.Shape] = c
+			}
+			col = c
+		}
+		inst = append(inst, view3d.Instance{Shape: in.Shape, Pose: in.Pose, Color: col})
+	}
+	cam := s.Setup.Camera
+	sh := p.shots[k]
+	title := fmt.Sprintf("%s, %d objects: step %d (t = %.2f s), %s", s.Scene.Name, s.Params.N, sh.step, s.Time(), sh.what)
+	img, err := p.r.Render(960, 600, view3d.Camera{Eye: cam.Eye, Target: cam.Target, Up: cam.Up, FOV: cam.FovY}, inst,
+		view3d.WithGrid(view3d.Grid{Center: mgl64.Vec3{0, s.Setup.Floor, 0}, Normal: mgl64.Vec3{0, 1, 0}, Spacing: 1, Lines: 30,
+			Color: color.RGBA{0x9a, 0x9a, 0x9a, 0xff}, Fill: color.RGBA{0xe6, 0xe3, 0xdc, 0xff}}),
+		view3d.WithTitle(title))
+	if err != nil {
+		return err
+	}
+	file, rel, err := p.cfg.plotPath(fmt.Sprintf("%s-step%04d.png", p.name, sh.step))
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := view3d.WritePNG(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("experiment: %s: %w", file, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	p.plots = append(p.plots, Plot{Path: rel, Caption: title})
+	return nil
+}
+
+// ---- statistics over traces ----
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// span is a range of steps [from, to).
+type span struct {
+	name     string
+	from, to int
+}
+
+// clip limits sp to n steps.
+func (sp span) clip(n int) span {
+	sp.from, sp.to = min(sp.from, n), min(sp.to, n)
+	return sp
+}
+
+func (sp span) String() string { return fmt.Sprintf("%s [%d, %d)", sp.name, sp.from, sp.to) }
+
+// phaseSpans returns the avalanche's phases A, B and C of a trace
+// (scene3d.PhaseBounds).
+func phaseSpans(steps []scene3d.StepMetrics) [3]span {
+	b, c := scene3d.PhaseBounds(steps)
+	return [3]span{{"A (free fall)", 0, b}, {"B (impact)", b, c}, {"C (rest)", c, len(steps)}}
+}
+
+// meanNarrow returns the mean narrow-phase time per step, in ms, over sp
+// (NaN for no step).
+func meanNarrow(steps []scene3d.StepMetrics, sp span) float64 {
+	sp = sp.clip(len(steps))
+	if sp.to <= sp.from {
+		return math.NaN()
+	}
+	var sum time.Duration
+	for _, m := range steps[sp.from:sp.to] {
+		sum += m.Narrow
+	}
+	return ms(sum) / float64(sp.to-sp.from)
+}
+
+// medianNarrow returns the median narrow-phase time per step, in ms.
+func medianNarrow(steps []scene3d.StepMetrics, sp span) float64 {
+	sp = sp.clip(len(steps))
+	if sp.to <= sp.from {
+		return math.NaN()
+	}
+	v := make([]float64, 0, sp.to-sp.from)
+	for _, m := range steps[sp.from:sp.to] {
+		v = append(v, ms(m.Narrow))
+	}
+	return median(v)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	v = slices.Clone(v)
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// div returns a/b, NaN when b is zero or either is NaN.
+func div(a, b float64) float64 {
+	if b == 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// accuracy sums a run's reference comparison over a span.
+type accuracy struct {
+	steps               int
+	compared, erroneous int
+	missed, extra, mism int
+	pairs, wrongPairs   int
+	rayLength           float64 // Σ of the reference's raw ray lengths: the total interpenetration
+	ownDepth            float64 // Σ of the run's own contact depths (its response)
+	contacts            int
+}
+
+func accuracyOf(steps []scene3d.StepMetrics, sp span) accuracy {
+	sp = sp.clip(len(steps))
+	var a accuracy
+	for _, m := range steps[sp.from:sp.to] {
+		a.steps++
+		a.compared += m.Diff.Compared
+		a.erroneous += m.Diff.Erroneous()
+		a.missed += m.Diff.Missed
+		a.extra += m.Diff.Extra
+		a.mism += m.Diff.Mismatched
+		a.pairs += m.Pairs
+		a.wrongPairs += m.Diff.WrongPairs
+		a.rayLength += m.RefDepthSum
+		a.ownDepth += m.DepthSum
+		a.contacts += m.Contacts
+	}
+	return a
+}
+
+// errShare returns the share of erroneous rays among the compared ones
+// (NaN when none was compared).
+func (a accuracy) errShare() float64 {
+	return div(float64(a.erroneous), float64(a.compared))
+}
+
+// wrongShare returns the share of wrongly detected pairs among the pairs
+// tested.
+func (a accuracy) wrongShare() float64 { return div(float64(a.wrongPairs), float64(a.pairs)) }
+
+// worstWrongStep returns the largest per-step share of wrongly detected
+// pairs over the steps with at least minPairs pairs, its step and its pair
+// count (NaN, -1 when no step qualifies).
+func worstWrongStep(steps []scene3d.StepMetrics, minPairs int) (share float64, step, pairs int) {
+	share, step = math.NaN(), -1
+	for _, m := range steps {
+		if m.Pairs < max(minPairs, 1) {
+			continue
+		}
+		s := float64(m.Diff.WrongPairs) / float64(m.Pairs)
+		if step < 0 || s > share {
+			share, step, pairs = s, m.Step, m.Pairs
+		}
+	}
+	return share, step, pairs
+}
+
+// spikes counts the steps whose narrow-phase time exceeds factor times
+// the median of the run's steps within half steps either side: on a
+// shared virtual machine, a step sometimes waits for the host for far
+// longer than it computes.
+func spikes(steps []scene3d.StepMetrics, factor float64, half int) int {
+	n := 0
+	win := make([]float64, 0, 2*half+1)
+	for i := range steps {
+		win = win[:0]
+		for j := max(0, i-half); j < min(len(steps), i+half+1); j++ {
+			win = append(win, ms(steps[j].Narrow))
+		}
+		if m := median(win); m > 0 && ms(steps[i].Narrow) > factor*m {
+			n++
+		}
+	}
+	return n
+}
+
+// worstWrongWindow returns the largest share of wrongly detected pairs
+// over windows of reductionWindow steps, and the window's first step.
+func worstWrongWindow(steps []scene3d.StepMetrics) (share float64, at int) {
+	share, at = math.NaN(), -1
+	for from := 0; from < len(steps); from += reductionWindow {
+		a := accuracyOf(steps, span{"", from, min(len(steps), from+reductionWindow)})
+		if s := a.wrongShare(); !math.IsNaN(s) && (at < 0 || s > share) {
+			share, at = s, from
+		}
+	}
+	return share, at
+}
+
+// Windows of the erroneous-ray reduction.
+const (
+	reductionWindow    = 30 // steps (0.5 s at 60 Hz)
+	reductionMinErrors = 50 // erroneous rays of the iterative run in a window for it to count
+)
+
+// reduction returns 1 − p/i, the relative reduction from i to p.
+func reduction(i, p float64) float64 { return 1 - div(p, i) }
+
+// maxWindowReduction returns the largest reduction of the share of
+// erroneous rays from run it to run pr over windows of reductionWindow
+// steps in which it has at least reductionMinErrors erroneous rays, and
+// the window's first step (NaN, -1 when no window qualifies).
+func maxWindowReduction(it, pr []scene3d.StepMetrics) (red float64, at, windows int) {
+	red, at = math.NaN(), -1
+	n := min(len(it), len(pr))
+	for from := 0; from < n; from += reductionWindow {
+		sp := span{"", from, min(n, from+reductionWindow)}
+		ai, ap := accuracyOf(it, sp), accuracyOf(pr, sp)
+		if ai.erroneous < reductionMinErrors || ap.compared == 0 {
+			continue
+		}
+		windows++
+		if r := reduction(ai.errShare(), ap.errShare()); at < 0 || r > red {
+			red, at = r, from
+		}
+	}
+	return red, at, windows
+}
+
+// maxStepReduction is maxWindowReduction over single steps with at least
+// reductionMinErrors erroneous rays in run it.
+func maxStepReduction(it, pr []scene3d.StepMetrics) (red float64, at int) {
+	red, at = math.NaN(), -1
+	for i := range min(len(it), len(pr)) {
+		if it[i].Diff.Erroneous() < reductionMinErrors || pr[i].Diff.Compared == 0 {
+			continue
+		}
+		if r := reduction(it[i].ErroneousShare(), pr[i].ErroneousShare()); at < 0 || r > red {
+			red, at = r, i
+		}
+	}
+	return red, at
+}
+
+// identical reports whether two traces have the same per-step pairs,
+// contacts and depths (the same trajectory as far as the narrow phase
+// sees).
+func identical(a, b []scene3d.StepMetrics) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Pairs != b[i].Pairs || a[i].Contacts != b[i].Contacts || a[i].DepthSum != b[i].DepthSum {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- formatting ----
+
+func pct(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return num(100*v, decimals) + " %"
+}
+
+// change formats a relative change (ours/base − 1) with its sign: "−31 %",
+// "+8 %".
+func change(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	if v < 0 {
+		return "−" + num(-100*v, decimals) + " %"
+	}
+	return "+" + num(100*v, decimals) + " %"
+}
+
+// workers describes Config.Workers.
+func (c *Config) workers() string {
+	if c.Workers == 0 {
+		return fmt.Sprintf("every core's (%d)", runtime.GOMAXPROCS(0))
+	}
+	return fmt.Sprint(c.Workers)
+}
+
+func times(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return num(v, decimals) + "×"
+}
+
+// better compares ours with the paper's figure: "yes" when ours is
+// better (higher when higherBetter), "no" when worse, "≈" within tol
+// (relative).
+func better(ours, paper float64, higherBetter bool, tol float64) string {
+	switch {
+	case math.IsNaN(ours) || math.IsNaN(paper):
+		return "n/a"
+	case math.Abs(ours-paper) <= tol*math.Abs(paper):
+		return "≈ (within " + num(100*tol, 0) + " %)"
+	case (ours > paper) == higherBetter:
+		return "yes"
+	}
+	return "no"
+}
+
+// joinNonEmpty joins the non-empty parts with sep.
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
