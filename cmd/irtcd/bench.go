@@ -55,7 +55,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			var list strings.Builder
 			for _, e := range experiment.Experiments() {
-				fmt.Fprintf(&list, "  %-12s %s\n", e.Name, e.Doc)
+				fmt.Fprintf(&list, "  %-*s %s\n", nameWidth(), e.Name, e.Doc)
 			}
 			fmt.Fprintf(stderr, benchDoc, list.String())
 			fs.SetOutput(stderr)
@@ -91,7 +91,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				}
 				cur = name
 				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
-					progressbar.OptionSetDescription(fmt.Sprintf("%-12s", name)),
+					progressbar.OptionSetDescription(fmt.Sprintf("%-*s", nameWidth(), name)),
 					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
 					progressbar.OptionThrottle(100_000_000))
 			}
@@ -140,6 +140,15 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d sections, plots in %s)\n", *out, len(sections), *plots)
 	return exitOK
+}
+
+// nameWidth is the length of the longest experiment name.
+func nameWidth() int {
+	w := 0
+	for _, n := range experiment.Names() {
+		w = max(w, len(n))
+	}
+	return w
 }
 
 // machine describes the CPU: its model (from /proc/cpuinfo where there is
