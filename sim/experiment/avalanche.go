@@ -62,7 +62,11 @@ with the basic traversal (every triangle for every ray, no acceleration
 structure; the paper's "basic"). The paper ran OpenCL on an Nvidia GTX 660;
 we run irtcd's CPU backend on this machine's cores, so absolute times
 differ and only ratios are compared. Times are the narrow phase's
-(adapter.Batch.Run around Backend.Detect) per step.
+(adapter.Batch.Run around Backend.Detect) per step. The three methods of a
+traversal run in lockstep, one step of each in turn, so that the load of
+this shared virtual machine at any moment weighs on the three alike (run
+one after the other, two full benches gave speed-ups differing by up to
+a factor of 2.5).
 
 The phases are defined on the BVH standard run's trace (scene3d.PhaseBounds):
 A (free fall) until the first step with a contact, steps [%d, %d); B
@@ -184,10 +188,10 @@ but no ray hits, as in the paper.`,
 	s.Plots = append(plots, m.pics.plots...)
 
 	s.Notes = append(s.Notes, m.sameNote(), m.spikeNote(), fmt.Sprintf(`
-Timing conditions: %s backend workers on a machine that may be running
-other work; the BVH runs also run the standard reference
-after each step (outside the timed narrow phase) for the exactness
-figures, the basic runs do not. Phase A is short in our scene (the lowest
+Timing conditions: the CPU backend runs %s on a machine that may be
+running other work; the BVH runs also run the standard reference after
+each step (outside the timed narrow phase) for the exactness figures, the
+basic runs do not. Phase A is short in our scene (the lowest
 layer starts 0.5 m above the ground and the broad phase's margin is 10 %%
 of a shape's size), so its speed-ups rest on few steps.`, cfg.workers()))
 

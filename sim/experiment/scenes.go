@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -112,34 +113,109 @@ func (t *tracker) set(done int) {
 // spec is not fresh. A run with an onFrame (pictures) is always simulated
 // and then cached.
 func (c *Config) run(ctx context.Context, spec runSpec, tr *tracker, onFrame func(*scene3d.Sim) error) (*scene3d.Trace, error) {
-	key := spec.key(c)
-	if onFrame == nil && !spec.fresh {
-		if t, ok := c.runs.get(key); ok {
-			c.log().Info("run (cached)", "run", spec.label())
-			return t, nil
+	out, err := c.lockstep(ctx, []runSpec{spec}, tr, []func(*scene3d.Sim) error{onFrame})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// lockstep simulates the runs of specs together, one step of each in
+// turn, so that the machine's load at any moment (this is a shared
+// virtual machine) weighs on all of them alike: their per-step times stay
+// comparable. onFrame[i], if set, is called for run i before its first
+// step and after every step. Runs found in the cache (no onFrame, not
+// fresh) are not simulated again. Every simulated run is cached.
+func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onFrame []func(*scene3d.Sim) error) (_ []*scene3d.Trace, err error) {
+	type live struct {
+		spec  *runSpec
+		sim   *scene3d.Sim
+		trace *scene3d.Trace
+		steps int
+		frame func(*scene3d.Sim) error
+	}
+	out := make([]*scene3d.Trace, len(specs))
+	var runs []*live
+	defer func() {
+		for _, l := range runs {
+			if l.sim != nil {
+				err = errors.Join(err, l.sim.Close())
+			}
+		}
+	}()
+	start := time.Now()
+	for i := range specs {
+		sp := &specs[i]
+		var frame func(*scene3d.Sim) error
+		if i < len(onFrame) {
+			frame = onFrame[i]
+		}
+		if frame == nil && !sp.fresh {
+			if t, ok := c.runs.get(sp.key(c)); ok {
+				c.log().Info("run (cached)", "run", sp.label())
+				out[i] = t
+				continue
+			}
+		}
+		opts := scene3d.Options{
+			N: sp.n, Seed: c.Seed, MeshDir: c.TestData, Params: sp.params, Workers: c.Workers,
+			Reference: sp.ref, RefRawRays: sp.ref, Logger: c.log(),
+		}
+		if sp.dt > 0 {
+			wc := rigid.DefaultConfig()
+			wc.Dt = sp.dt
+			opts.Config = &wc
+		}
+		sim, err := scene3d.New(sp.scene, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sp.label(), err)
+		}
+		l := &live{spec: sp, sim: sim, steps: sp.stepsFor(), frame: frame}
+		runs = append(runs, l)
+		l.trace = &scene3d.Trace{Scene: sp.scene.Name, N: sim.Params.N, Seed: sim.Params.Seed, Dt: sim.World.Config().Dt,
+			Method: sp.params.Method, Floor: sim.Setup.Floor, Steps: make([]scene3d.StepMetrics, 0, l.steps)}
+		out[i] = l.trace
+		if frame != nil {
+			if err := frame(sim); err != nil {
+				return nil, fmt.Errorf("%s: frame at step 0: %w", sp.label(), err)
+			}
 		}
 	}
-	steps := spec.stepsFor()
-	opts := scene3d.Options{
-		N: spec.n, Seed: c.Seed, MeshDir: c.TestData, Params: spec.params, Workers: c.Workers,
-		Steps: steps, Reference: spec.ref, RefRawRays: spec.ref, Logger: c.log(),
-		OnFrame: onFrame,
+	base, done := tr.done, 0
+	for step := 0; ; step++ {
+		active := false
+		for _, l := range runs {
+			if step >= l.steps {
+				continue
+			}
+			active = true
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%s stopped before step %d: %w", l.spec.label(), step, err)
+			}
+			m, err := l.sim.Step(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", l.spec.label(), err)
+			}
+			l.trace.Steps = append(l.trace.Steps, m)
+			if l.frame != nil {
+				if err := l.frame(l.sim); err != nil {
+					return nil, fmt.Errorf("%s: frame at step %d: %w", l.spec.label(), step+1, err)
+				}
+			}
+			done++
+			tr.set(base + done)
+		}
+		if !active {
+			break
+		}
 	}
-	if spec.dt > 0 {
-		wc := rigid.DefaultConfig()
-		wc.Dt = spec.dt
-		opts.Config = &wc
+	for _, l := range runs {
+		l.trace.Final = l.sim.States()
+		l.trace.Wall = time.Since(start)
+		c.log().Info("run", "run", l.spec.label(), "steps", len(l.trace.Steps), "wall", l.trace.Wall.Round(time.Millisecond))
+		c.runs.put(l.spec.key(c), l.trace)
 	}
-	base := tr.done
-	opts.OnProgress = func(step, _ int) { tr.set(base + step) }
-	t, err := scene3d.Run(ctx, spec.scene, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", spec.label(), err)
-	}
-	tr.set(base + steps)
-	c.log().Info("run", "run", spec.label(), "steps", len(t.Steps), "wall", t.Wall.Round(time.Millisecond))
-	c.runs.put(key, t)
-	return t, nil
+	return out, nil
 }
 
 // ---- pictures ----
@@ -472,9 +548,9 @@ func change(v float64, decimals int) string {
 // workers describes Config.Workers.
 func (c *Config) workers() string {
 	if c.Workers == 0 {
-		return fmt.Sprintf("every core's (%d)", runtime.GOMAXPROCS(0))
+		return fmt.Sprintf("one worker per core (%d)", runtime.GOMAXPROCS(0))
 	}
-	return fmt.Sprint(c.Workers)
+	return fmt.Sprintf("%d workers", c.Workers)
 }
 
 func times(v float64, decimals int) string {

@@ -235,18 +235,18 @@ func runTori(ctx context.Context, cfg *Config) (*Section, error) {
 	var runs [2]*scene3d.Trace
 	var pics *pictures
 	for rep := range toriTimeReps {
-		for i := range timing {
-			var frame func(*scene3d.Sim) error
-			if rep == 0 && i == 1 {
-				st := timing[i].stepsFor()
-				pics = &pictures{cfg: cfg, name: "tori", shots: []snapshot{{st / 5, "the first tori land"}, {st / 2, "half of them released"}, {st, "the end"}}}
-				frame = pics.onFrame
-			}
-			t, err := cfg.run(ctx, timing[i], tr, frame)
-			if err != nil {
-				return nil, err
-			}
-			// Identical trajectories: only the time differs between reps.
+		frames := make([]func(*scene3d.Sim) error, 2)
+		if rep == 0 {
+			st := timing[1].stepsFor()
+			pics = &pictures{cfg: cfg, name: "tori", shots: []snapshot{{st / 5, "the first tori land"}, {st / 2, "half of them released"}, {st, "the end"}}}
+			frames[1] = pics.onFrame
+		}
+		out, err := cfg.lockstep(ctx, timing[:], tr, frames)
+		if err != nil {
+			return nil, err
+		}
+		// Identical trajectories: only the time differs between reps.
+		for i, t := range out {
 			runs[i] = t
 			perRun[i] = append(perRun[i], meanNarrow(t.Steps, span{"", 0, len(t.Steps)}))
 		}
@@ -302,19 +302,19 @@ the other over %g s from %g m high at random places of a disc of radius
 BVH traversal and irtcd's defaults otherwise.
 
 Table 3 compares the narrow phase's mean time per step with the iterative
-algorithm and with iterative + predictive at 1/60 s; each is run %d times,
-alternating, and the median of the runs' means is kept (the trajectories
-are identical; only the timings vary). The paper ran TrBVH on a GTX 770M
-GPU, rebuilding its acceleration structure every step for deformable
-objects; we run rigid meshes on the CPU, so only the relative overhead is
-compared.`, n, toriRelease, toriHeight, toriRadius, toriTimeReps)
+algorithm and with iterative + predictive at 1/60 s; the two run in
+lockstep (one step of each in turn), %d times, and the median of the runs'
+means is kept (the trajectories are identical; only the timings vary).
+The paper ran TrBVH on a GTX 770M GPU, rebuilding its acceleration
+structure every step for deformable objects; we run rigid meshes on the
+CPU, so only the relative overhead is compared.`, n, toriRelease, toriHeight, toriRadius, toriTimeReps)
 	t3 := &Table{
 		Caption: "Predictive ray performance, scene 1 (100 tori): narrow-phase time per step (Li & Yamaguchi, Table 3).",
 		Header:  []string{"row", "paper", "irtcd", "irtcd / paper"},
 		Align:   "lrrr",
 	}
 	t3.AddRow("iterative, ms/step", num(paperToriIter, 1), num(msIt, 3), ratio(msIt, paperToriIter))
-	t3.AddRow("iterative + predictive, ms/step", num(paperToriPred, 1), num(msPr, 3), ratio(msPr, paperToriIter))
+	t3.AddRow("iterative + predictive, ms/step", num(paperToriPred, 1), num(msPr, 3), ratio(msPr, paperToriPred))
 	t3.AddRow("overhead of prediction", change(paperOver, 1), change(overhead, 1), ratio(overhead, paperOver))
 	w := span{"", 0, len(runs[0].Steps)}
 	dIt, dPr := accuracyOf(runs[0].Steps, w), accuracyOf(runs[1].Steps, w)
@@ -383,12 +383,13 @@ compared.`, n, toriRelease, toriHeight, toriRadius, toriTimeReps)
 	}
 	s.Plots = append([]Plot{dp, tp}, pics.plots...)
 	s.Notes = append(s.Notes, fmt.Sprintf(`
-Timing runs (mean narrow-phase ms/step of each run) — %s. Penetration
-depths are the runs' own contact depths (MTD re-projection: r·n, every ray
-that hit, before manifold reduction), per step, averaged over the steps
-with contacts that end in the window; the time step changes the solver's
-step too (rigid.Config.Dt), the scene's release times are in seconds so
-every run releases the same tori at the same times.`, strings.Join(each, "; ")))
+Timing runs (mean narrow-phase ms/step of each run): %s.
+
+Penetration depths are the runs' own contact depths (MTD re-projection:
+r·n, every ray that hit, before manifold reduction), per step, averaged
+over the steps with contacts that end in the window; the time step changes
+the solver's step too (rigid.Config.Dt); the scene's release times are in
+seconds, so every run releases the same tori at the same times.`, strings.Join(each, "; ")))
 	s.Summary = []SummaryRow{
 		{"Predictive rays' overhead, 100 tori (ms/step iterative → iterative + predictive)", "36.2 → 37.2 (" + change(paperOver, 1) + ")",
 			num(msIt, 2) + " → " + num(msPr, 2) + " (" + change(overhead, 1) + ")", better(overhead, paperOver, false, 0) + " (overhead)"},
