@@ -12,6 +12,7 @@ import (
 
 	"github.com/irtcd/irtcd/adapter"
 	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/steploop"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/rigid"
 )
@@ -422,36 +423,13 @@ func Run(ctx context.Context, scene Scene, opts Options) (tr *Trace, err error) 
 		err = errors.Join(err, s.Close())
 		tr.Wall = time.Since(start)
 	}()
-	every := max(1, opts.FrameEvery)
-	frame := func() error {
-		if opts.OnFrame == nil {
-			return nil
-		}
-		if err := opts.OnFrame(s); err != nil {
-			return fmt.Errorf("scene3d: %s frame at step %d: %w", scene.Name, s.steps, err)
-		}
-		return nil
+	loop := steploop.Loop[StepMetrics]{
+		Prefix: "scene3d", Scene: scene.Name, Total: total, Every: opts.FrameEvery,
+		Step: s.Step, Progress: opts.OnProgress,
 	}
-	if err := frame(); err != nil {
-		return tr, err
+	if opts.OnFrame != nil {
+		loop.Frame = func(int) error { return opts.OnFrame(s) }
 	}
-	for i := range total {
-		if err := ctx.Err(); err != nil {
-			return tr, fmt.Errorf("scene3d: %s stopped before step %d: %w", scene.Name, i, err)
-		}
-		m, err := s.Step(ctx)
-		if err != nil {
-			return tr, err
-		}
-		tr.Steps = append(tr.Steps, m)
-		if opts.OnProgress != nil {
-			opts.OnProgress(i+1, total)
-		}
-		if (i+1)%every == 0 || i+1 == total {
-			if err := frame(); err != nil {
-				return tr, err
-			}
-		}
-	}
-	return tr, nil
+	tr.Steps, err = loop.Run(ctx, tr.Steps)
+	return tr, err
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/irtcd/irtcd/internal/steploop"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -183,7 +184,7 @@ func (t *Trace) Summary() Summary {
 
 // WriteTo writes the summary as an aligned table, one phase per line.
 func (s Summary) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
+	cw := &steploop.CountWriter{W: w}
 	tw := tabwriter.NewWriter(cw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond)) }
 	fmt.Fprintf(cw, "%s, %d objects, method %s\n", s.Scene, s.N, s.Method)
@@ -200,18 +201,5 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 			p.PerStep(float64(p.Contacts)), p.DepthSum, p.DepthMax, ref)
 	}
 	err := tw.Flush()
-	return cw.n, err
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-// Write implements io.Writer.
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return cw.N, err
 }
