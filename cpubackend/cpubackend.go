@@ -250,17 +250,15 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
 			continue
 		}
-		pa, pb := j.pair.PoseA, j.pair.PoseB
-		ta, tb := pa.Transform(), pb.Transform()
-		j.dirs[0].SetTransforms(narrow.SideA, j.a, j.b, &ta, &tb)
-		j.dirs[1].SetReverse(&j.dirs[0])
+		pa, pb := &j.pair.PoseA, &j.pair.PoseB
+		narrow.SetPair(&j.dirs, j.a, j.b, pa, pb)
 		if b.params.Method == narrow.MethodStandard {
 			j.res = b.params.Resolve(j.a, j.b)
 		} else {
 			// Where each origin lies in the other's frame: the translations
 			// of the two directions' maps (Eq. 2 needs nothing else but the
 			// relative rotation).
-			j.rel = iterative.RelateFrames(pa, pb, j.dirs[1].SrcToDst.T, j.dirs[0].SrcToDst.T)
+			j.rel.SetFrames(pa, pb, &j.dirs[1].SrcToDst.T, &j.dirs[0].SrcToDst.T)
 			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
 			if j.st == nil {
 				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
@@ -274,7 +272,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			}
 			if j.st.Valid {
 				maxR := max(j.a.Radius(), j.b.Radius())
-				j.iterative = j.st.Displacement(j.rel, maxR) <= j.res.DisplacementThreshold
+				j.iterative = j.st.Displacement(&j.rel, maxR) <= j.res.DisplacementThreshold
 			}
 		}
 		for d := 0; d < 2; d++ {
@@ -348,11 +346,12 @@ func (b *Backend) doTask(i, _ int) {
 	keep := r.Method != narrow.MethodStandard
 	if j.iterative {
 		maxIt := r.MaxIt[t.dir]
+		var o, d [3]float64
 		for _, ray := range j.st.Rays[t.dir][t.lo:t.hi] {
-			o, d := dir.Ray(ray.Vertex)
-			w := iterative.Walk(dir.Dst, ray.Prim, o, d, maxIt)
+			dir.Ray(ray.Vertex, &o, &d)
+			w, steps := iterative.Walk(dir.Dst, ray.Prim, &o, &d, maxIt)
 			t.stats.IterativeRays++
-			t.stats.IterativeSteps += w.Steps
+			t.stats.IterativeSteps += steps
 			switch {
 			case w.Outcome == iterative.Hit && !dir.Blocked(ray.Vertex, w.T):
 				// The own-body test is a lookup (narrow.Direction.Blocked),

@@ -54,30 +54,31 @@ const (
 	Behind
 )
 
-// Result describes a finished walk.
+// Result describes a finished walk. (Four fields: the compiler keeps such
+// a struct in registers.)
 type Result struct {
 	Outcome Outcome
 	Prim    int32   // the primitive where the walk stopped
 	T       float64 // line parameter of the crossing (negative for Behind)
 	Inside  bool    // ray direction · outward normal > 0
-	Steps   int     // primitives visited
 }
 
 // Walk is Algorithm 1 (Lehericey et al. 2013) with the closest-edge rule of
 // Algorithm 2: starting from primitive prim of dst, cast the line o + t·d
 // (dst-local, d unit) on the current primitive; if the crossing lies
 // outside it, step across the edge given by u < 0, else v < 0, else
-// u + v > 1, at most maxIt primitives in all.
-func Walk(dst *narrow.Shape, prim int32, o, d [3]float64, maxIt int) Result {
+// u + v > 1, at most maxIt primitives in all. It also returns the number of
+// primitives visited.
+func Walk(dst *narrow.Shape, prim int32, o, d *[3]float64, maxIt int) (r Result, steps int) {
 	const eps = narrow.BaryEps
 	tEps := dst.TEps()
-	r := Result{Outcome: Lost, Prim: prim}
+	r = Result{Outcome: Lost, Prim: prim}
 	for i := 0; i < maxIt; i++ {
 		t, u, v, inside, ok := dst.Barycentric(prim, o, d)
-		r.Steps++
+		steps++
 		r.Prim, r.T, r.Inside = prim, t, inside
 		if !ok {
-			return r // parallel: discarded
+			return r, steps // parallel: discarded
 		}
 		var edge int
 		switch {
@@ -91,17 +92,17 @@ func Walk(dst *narrow.Shape, prim int32, o, d [3]float64, maxIt int) Result {
 			if inside {
 				r.Outcome = Hit
 			}
-			return r
+			return r, steps
 		default:
 			r.Outcome = Behind
-			return r
+			return r, steps
 		}
 		next := int32(dst.Adjacent(int(prim), edge))
 		if next < 0 {
-			return r
+			return r, steps
 		}
 		prim = next
 	}
 	r.Outcome = Lost
-	return r
+	return r, steps
 }

@@ -90,7 +90,7 @@ func regionPath(s *narrow.Shape, prim int32, o, d [3]float64, limit int) []int32
 	var path []int32
 	for len(path) < limit {
 		path = append(path, prim)
-		_, u, v, _, ok := s.Barycentric(prim, o, d)
+		_, u, v, _, ok := s.Barycentric(prim, &o, &d)
 		if !ok {
 			return path
 		}
@@ -204,7 +204,7 @@ func TestWalkReachesTraceHit(t *testing.T) {
 					t.Fatalf("no primitive at distance %d", k)
 				}
 				for _, start := range ring {
-					r := iterative.Walk(s, start, tc.o, tc.d, 20)
+					r := walk(s, start, &tc.o, &tc.d, 20)
 					if r.Outcome != iterative.Hit || r.Prim != fwd.Prim || !r.Inside {
 						t.Errorf("distance %d, start %d: %+v, want Hit on %d", k, start, r, fwd.Prim)
 						continue
@@ -226,7 +226,7 @@ func TestWalkReachesTraceHit(t *testing.T) {
 						continue
 					}
 					for m := 1; m < len(path); m++ {
-						cut := iterative.Walk(s, start, tc.o, tc.d, m)
+						cut := walk(s, start, &tc.o, &tc.d, m)
 						if cut.Outcome != iterative.Lost || cut.Steps != m || cut.Prim != path[m-1] {
 							t.Errorf("distance %d, start %d, maxIt %d: %+v, want Lost on %d after %d steps", k, start, m, cut, path[m-1], m)
 						}
@@ -246,7 +246,7 @@ func TestWalkRegionOrder(t *testing.T) {
 	seen := [3]bool{}
 	for _, start := range ringsOnFace(s, fwd.Prim, mgl64.Vec3{0, 1, 0}, 2)[1:] {
 		for _, p := range start {
-			_, u, v, _, ok := s.Barycentric(p, o, d)
+			_, u, v, _, ok := s.Barycentric(p, &o, &d)
 			if !ok {
 				t.Fatalf("prim %d parallel to a vertical ray", p)
 			}
@@ -262,7 +262,7 @@ func TestWalkRegionOrder(t *testing.T) {
 				t.Fatalf("prim %d contains the crossing (u=%g v=%g)", p, u, v)
 			}
 			seen[edge] = true
-			r := iterative.Walk(s, p, o, d, 2)
+			r := walk(s, p, &o, &d, 2)
 			if want := int32(s.Adjacent(int(p), edge)); r.Prim != want || r.Steps != 2 {
 				t.Errorf("from %d (u=%g v=%g): second primitive %d after %d steps, want Adjacent(%d, %d) = %d", p, u, v, r.Prim, r.Steps, p, edge, want)
 			}
@@ -307,7 +307,7 @@ func TestWalkOutcomes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := iterative.Walk(s, tc.start, tc.o, tc.d, tc.maxIt)
+			r := walk(s, tc.start, &tc.o, &tc.d, tc.maxIt)
 			if r.Outcome != tc.outcome || r.Prim != tc.prim || r.Inside != tc.inside {
 				t.Errorf("Walk = %+v, want outcome %d on %d (inside %v)", r, tc.outcome, tc.prim, tc.inside)
 			}
@@ -362,7 +362,7 @@ func TestWalkPolygon(t *testing.T) {
 			if fwd.Prim != tc.want {
 				t.Fatalf("standard trace hits %d, want %d", fwd.Prim, tc.want)
 			}
-			r := iterative.Walk(s, tc.start, o, d, 10)
+			r := walk(s, tc.start, &o, &d, 10)
 			if r.Outcome != iterative.Hit || r.Prim != tc.want || r.Steps != tc.steps || !r.Inside {
 				t.Errorf("Walk = %+v, want Hit on %d in %d steps", r, tc.want, tc.steps)
 			}
@@ -370,13 +370,24 @@ func TestWalkPolygon(t *testing.T) {
 				t.Errorf("T = %.17g, trace T = %.17g, want 0.5", r.T, fwd.T)
 			}
 			if tc.second >= 0 {
-				if c := iterative.Walk(s, tc.start, o, d, 2); c.Prim != tc.second {
+				if c := walk(s, tc.start, &o, &d, 2); c.Prim != tc.second {
 					t.Errorf("second primitive %d, want %d", c.Prim, tc.second)
 				}
-				if c := iterative.Walk(s, tc.start, o, d, tc.steps-1); c.Outcome != iterative.Lost {
+				if c := walk(s, tc.start, &o, &d, tc.steps-1); c.Outcome != iterative.Lost {
 					t.Errorf("maxIt %d: %+v, want Lost", tc.steps-1, c)
 				}
 			}
 		})
 	}
+}
+
+// walked is a walk's Result with its step count.
+type walked struct {
+	iterative.Result
+	Steps int
+}
+
+func walk(s *narrow.Shape, prim int32, o, d *[3]float64, maxIt int) walked {
+	r, n := iterative.Walk(s, prim, o, d, maxIt)
+	return walked{r, n}
 }

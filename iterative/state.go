@@ -39,16 +39,6 @@ type Rel struct {
 	Q          [4]float64 // w, x, y, z
 }
 
-// qmul returns the quaternion product a·b (w, x, y, z).
-func qmul(a, b [4]float64) [4]float64 {
-	return [4]float64{
-		a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3],
-		a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2],
-		a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1],
-		a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0],
-	}
-}
-
 // qinvrot rotates v by the inverse of unit quaternion q.
 func qinvrot(q [4]float64, v [3]float64) [3]float64 {
 	// v' = v + 2w(v×u) + 2u×(u×v)... with u = -q.v for the inverse.
@@ -66,20 +56,29 @@ func Relate(a, b narrow.Pose) Rel {
 	qa := [4]float64{a.Rot.W, a.Rot.V[0], a.Rot.V[1], a.Rot.V[2]}
 	d := [3]float64{b.Pos[0] - a.Pos[0], b.Pos[1] - a.Pos[1], b.Pos[2] - a.Pos[2]}
 	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
-	return RelateFrames(a, b, qinvrot(qa, d), qinvrot(qb, [3]float64{-d[0], -d[1], -d[2]}))
+	bInA, aInB := qinvrot(qa, d), qinvrot(qb, [3]float64{-d[0], -d[1], -d[2]})
+	var r Rel
+	r.SetFrames(&a, &b, &bInA, &aInB)
+	return r
 }
 
-// RelateFrames is Relate for callers that already know where each body's
+// SetFrames is Relate for callers that already know where each body's
 // origin lies in the other's frame (the translations of the two
 // narrow.Direction transforms of a pair): only the relative rotation is
 // computed.
-func RelateFrames(a, b narrow.Pose, bInA, aInB [3]float64) Rel {
-	qa := [4]float64{a.Rot.W, -a.Rot.V[0], -a.Rot.V[1], -a.Rot.V[2]}
-	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
-	return Rel{BinA: bInA, AinB: aInB, Q: qmul(qa, qb)}
+func (r *Rel) SetFrames(a, b *narrow.Pose, bInA, aInB *[3]float64) {
+	r.BinA[0], r.BinA[1], r.BinA[2] = bInA[0], bInA[1], bInA[2]
+	r.AinB[0], r.AinB[1], r.AinB[2] = aInB[0], aInB[1], aInB[2]
+	// q_A⁻¹·q_B, written out (scalar stores: see narrow.Transform.SetPose).
+	aw, ax, ay, az := a.Rot.W, -a.Rot.V[0], -a.Rot.V[1], -a.Rot.V[2]
+	bw, bx, by, bz := b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]
+	r.Q[0] = aw*bw - ax*bx - ay*by - az*bz
+	r.Q[1] = aw*bx + ax*bw + ay*bz - az*by
+	r.Q[2] = aw*by - ax*bz + ay*bw + az*bx
+	r.Q[3] = aw*bz + ax*by - ay*bx + az*bw
 }
 
-func dist3(a, b [3]float64) float64 {
+func dist3(a, b *[3]float64) float64 {
 	x, y, z := a[0]-b[0], a[1]-b[1], a[2]-b[2]
 	return math.Sqrt(x*x + y*y + z*z)
 }
@@ -89,11 +88,17 @@ func dist3(a, b [3]float64) float64 {
 // maxRadius, evaluated in both bodies' frames (rays run both ways) and
 // maximised. The angle is 2·atan2(|v|, |w|) of q_ni⁻¹·q, accurate for tiny
 // rotations.
-func (s *PairState) Displacement(rel Rel, maxRadius float64) float64 {
+func (s *PairState) Displacement(rel *Rel, maxRadius float64) float64 {
 	ni := &s.RelNI
-	r := qmul([4]float64{ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]}, rel.Q)
-	ang := 2 * math.Atan2(math.Sqrt(r[1]*r[1]+r[2]*r[2]+r[3]*r[3]), math.Abs(r[0]))
-	t := max(dist3(rel.BinA, ni.BinA), dist3(rel.AinB, ni.AinB))
+	// q_ni⁻¹·q, written out.
+	aw, ax, ay, az := ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]
+	bw, bx, by, bz := rel.Q[0], rel.Q[1], rel.Q[2], rel.Q[3]
+	w := aw*bw - ax*bx - ay*by - az*bz
+	x := aw*bx + ax*bw + ay*bz - az*by
+	y := aw*by - ax*bz + ay*bw + az*bx
+	z := aw*bz + ax*by - ay*bx + az*bw
+	ang := 2 * math.Atan2(math.Sqrt(x*x+y*y+z*z), math.Abs(w))
+	t := max(dist3(&rel.BinA, &ni.BinA), dist3(&rel.AinB, &ni.AinB))
 	return t + ang*maxRadius
 }
 

@@ -247,7 +247,7 @@ func TestPairStateDisplacement(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var s iterative.PairState
 			s.MarkStandard(a, b)
-			got := s.Displacement(iterative.Relate(tc.a, tc.b), radius)
+			got := s.Displacement(ptr(iterative.Relate(tc.a, tc.b)), radius)
 			if got < tc.lo || got > tc.hi {
 				t.Errorf("Displacement = %.17g, want in [%.17g, %.17g]", got, tc.lo, tc.hi)
 			}
@@ -267,7 +267,7 @@ func TestPairStateDisplacement(t *testing.T) {
 			} else {
 				pb = rotate(translate(b, delta.Mul(f)), f, axisA)
 			}
-			d := s.Displacement(iterative.Relate(pa, pb), radius)
+			d := s.Displacement(ptr(iterative.Relate(pa, pb)), radius)
 			if !(d > prev) {
 				t.Errorf("moving %s by %g: Displacement %.17g does not exceed %.17g", who, f, d, prev)
 			}
@@ -279,11 +279,11 @@ func TestPairStateDisplacement(t *testing.T) {
 	var s iterative.PairState
 	s.MarkStandard(a, b)
 	nb := rotate(translate(b, delta), 0.3, axisA)
-	if d := s.Displacement(iterative.Relate(a, nb), radius); !(d > 0.1) {
+	if d := s.Displacement(ptr(iterative.Relate(a, nb)), radius); !(d > 0.1) {
 		t.Fatalf("Displacement after motion = %g", d)
 	}
 	s.MarkStandard(a, nb)
-	if d := s.Displacement(iterative.Relate(a, nb), radius); math.Abs(d) > 1e-12 {
+	if d := s.Displacement(ptr(iterative.Relate(a, nb)), radius); math.Abs(d) > 1e-12 {
 		t.Errorf("Displacement after MarkStandard at the same poses = %g, want 0", d)
 	}
 }
@@ -305,3 +305,5 @@ func TestRelate(t *testing.T) {
 		t.Errorf("Q = %v is %g rad from q_A⁻¹·q_B = %v", r.Q, ang, binA.Rot)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -146,6 +146,13 @@ func (s *Shape) Prim(i int) [3]int32 { return s.prims[i] }
 // FaceNormal returns the unit outward normal of primitive i.
 func (s *Shape) FaceNormal(i int) mgl64.Vec3 { return s.fnorm[i] }
 
+// FaceNormalXYZ is FaceNormal as three scalars, for hot loops: they come
+// back in registers, where a returned array would be copied through memory.
+func (s *Shape) FaceNormalXYZ(i int32) (x, y, z float64) {
+	n := &s.fnorm[i]
+	return n[0], n[1], n[2]
+}
+
 // Adjacent returns the primitive across edge k of primitive i, or -1.
 // For a triangle (a,b,c): k=0 is edge c-a (barycentric u<0 in Algorithm 2 of
 // Lehericey et al. 2013), k=1 is edge a-b (v<0), k=2 is edge b-c (u+v>1).

@@ -25,26 +25,28 @@ type Direction struct {
 // Setup prepares a Direction. ext grows the intersection of the two world
 // bounding boxes (distanceExtension, Lehericey et al. 2013b §3.1).
 func (d *Direction) Setup(from Side, src, dst *Shape, srcPose, dstPose Pose, ext float64) {
-	sw, dw := srcPose.Transform(), dstPose.Transform()
-	d.SetTransforms(from, src, dst, &sw, &dw)
+	d.SetPoses(from, src, dst, &srcPose, &dstPose)
 	d.SetCull(ext)
 }
 
-// SetTransforms prepares the frames only: enough for iterative updates and
+// SetPoses prepares the frames only: enough for iterative updates and
 // contacts, not for InCull (call SetCull before a standard step).
-func (d *Direction) SetTransforms(from Side, src, dst *Shape, srcWorld, dstWorld *Transform) {
+func (d *Direction) SetPoses(from Side, src, dst *Shape, srcPose, dstPose *Pose) {
 	d.From, d.Src, d.Dst = from, src, dst
-	d.SrcWorld, d.DstWorld = *srcWorld, *dstWorld
-	inv := d.DstWorld.Inverse()
-	d.SrcToDst = inv.Mul(&d.SrcWorld)
+	d.SrcWorld.SetPose(srcPose)
+	d.DstWorld.SetPose(dstPose)
+	d.SrcToDst.SetRelative(&d.DstWorld, &d.SrcWorld)
 }
 
-// SetReverse prepares d as the other half of o's pair: the rays from o.Dst's
-// vertices on o.Src (the inverse map, without a second matrix product).
-func (d *Direction) SetReverse(o *Direction) {
-	d.From, d.Src, d.Dst = o.From.Other(), o.Dst, o.Src
-	d.SrcWorld, d.DstWorld = o.DstWorld, o.SrcWorld
-	d.SrcToDst = o.SrcToDst.Inverse()
+// SetPair prepares both directions of a pair with SetPoses: d[0] casts a's
+// vertices on b, d[1] b's on a (its map is the inverse of d[0]'s, without
+// a second matrix product).
+func SetPair(d *[2]Direction, a, b *Shape, pa, pb *Pose) {
+	d[0].SetPoses(SideA, a, b, pa, pb)
+	d[1].From, d[1].Src, d[1].Dst = SideB, b, a
+	d[1].SrcWorld.SetPose(pb)
+	d[1].DstWorld.SetPose(pa)
+	d[1].SrcToDst.SetInverse(&d[0].SrcToDst)
 }
 
 // SetCull prepares the culling boxes of InCull, grown by ext.
@@ -138,9 +140,10 @@ func (d *Direction) BlockInCull(b int) bool {
 	return true
 }
 
-// Ray returns the origin and unit direction, in Dst's frame, of the ray from
-// vertex v along its inward normal.
-func (d *Direction) Ray(v int32) (o, dir [3]float64) {
+// Ray sets o and dir to the origin and unit direction, in Dst's frame, of
+// the ray from vertex v along its inward normal. (It writes through
+// pointers: returned arrays travel through memory and cost more.)
+func (d *Direction) Ray(v int32, o, dir *[3]float64) {
 	x, n := &d.Src.verts[v], &d.Src.vnorm[v]
 	r, t := &d.SrcToDst.R, &d.SrcToDst.T
 	o[0] = r[0]*x[0] + r[1]*x[1] + r[2]*x[2] + t[0]
@@ -149,7 +152,6 @@ func (d *Direction) Ray(v int32) (o, dir [3]float64) {
 	dir[0] = -(r[0]*n[0] + r[1]*n[1] + r[2]*n[2])
 	dir[1] = -(r[3]*n[0] + r[4]*n[1] + r[5]*n[2])
 	dir[2] = -(r[6]*n[0] + r[7]*n[1] + r[8]*n[2])
-	return o, dir
 }
 
 // Outcome is the result of one standard ray.
@@ -187,7 +189,7 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 		return Outcome{Fwd: NoHit, Bwd: NoHit} // vertex used by no primitive
 	}
 	var q lineQuery
-	q.o, q.d = d.Ray(v)
+	d.Ray(v, &q.o, &q.d)
 	q.start(-d.Dst.tEps, back)
 	q.onSurf = true
 	if back <= 0 {

@@ -44,7 +44,7 @@ var NoHit = Hit{T: math.Inf(1), Prim: -1}
 // in the primitive's plane, as used by Algorithm 2 of Lehericey et al. 2013.
 // ok is false when the line is parallel to the primitive (the ray is
 // discarded, §3.2). inside reports d·n > 0.
-func (s *Shape) Barycentric(i int32, o, d [3]float64) (t, u, v float64, inside, ok bool) {
+func (s *Shape) Barycentric(i int32, o, d *[3]float64) (t, u, v float64, inside, ok bool) {
 	p := s.primByID(i)
 	px := d[1]*p.e2[2] - d[2]*p.e2[1]
 	py := d[2]*p.e2[0] - d[0]*p.e2[2]

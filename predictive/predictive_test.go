@@ -70,12 +70,12 @@ func TestFromWalk(t *testing.T) {
 		prim int32
 		ok   bool
 	}{
-		{"behind, entering, close", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -0.1, Inside: true, Steps: 2}, 4, true},
-		{"behind at cullingDist", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -cull, Inside: true, Steps: 1}, 4, true},
-		{"behind just past cullingDist", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -math.Nextafter(cull, 1), Inside: true, Steps: 1}, -1, false},
-		{"behind, not entering", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -0.1, Inside: false, Steps: 1}, -1, false},
-		{"hit", iterative.Result{Outcome: iterative.Hit, Prim: 4, T: 0.1, Inside: true, Steps: 1}, -1, false},
-		{"lost", iterative.Result{Outcome: iterative.Lost, Prim: 4, T: -0.1, Inside: true, Steps: 3}, -1, false},
+		{"behind, entering, close", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -0.1, Inside: true}, 4, true},
+		{"behind at cullingDist", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -cull, Inside: true}, 4, true},
+		{"behind just past cullingDist", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -math.Nextafter(cull, 1), Inside: true}, -1, false},
+		{"behind, not entering", iterative.Result{Outcome: iterative.Behind, Prim: 4, T: -0.1, Inside: false}, -1, false},
+		{"hit", iterative.Result{Outcome: iterative.Hit, Prim: 4, T: 0.1, Inside: true}, -1, false},
+		{"lost", iterative.Result{Outcome: iterative.Lost, Prim: 4, T: -0.1, Inside: true}, -1, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

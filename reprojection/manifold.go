@@ -2,7 +2,6 @@ package reprojection
 
 import (
 	"math"
-	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
@@ -12,13 +11,22 @@ import (
 // space between calls, so a warm Reducer allocates nothing; use one per
 // goroutine.
 type Reducer struct {
-	order   []int32      // contact indices, deepest first
-	na      [][3]float64 // NormalA of each contact (by position in order)
-	cluster []int32      // cluster of each contact (by position in order)
-	seeds   []int32      // position in order of each cluster's seed
-	uv      [][2]float64 // tangent-plane coordinates of a cluster's members
-	member  []int32      // positions in order of a cluster's members
-	mind    []float64    // squared distance to the nearest kept point
+	byInput []entry // the contacts, in input order
+	order   []int32 // indices into byInput, deepest first
+	byClust []entry // the contacts grouped by cluster, deepest first within
+	seeds   []int32 // index into byInput of each cluster's seed
+	count   []int32 // members per cluster, then the end of each group
+}
+
+// entry is what Reduce needs of one contact, kept contiguous so that the
+// loops below run over plain ranges.
+type entry struct {
+	n       [3]float64 // NormalA
+	depth   float64
+	u, v    float64 // coordinates in the cluster's tangent plane
+	mind    float64 // squared distance to the nearest kept point; < 0 once kept
+	idx     int32   // index into the input
+	cluster int32
 }
 
 // Reduce clusters contacts by their separating normal (NormalA) — a
@@ -39,31 +47,34 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 	if n == 0 {
 		return ms, pts
 	}
-	// Deepest first; insertion sort is stable and fast for the usual few
-	// dozen contacts.
-	r.order = r.order[:0]
+	if cap(r.byInput) < n {
+		r.byInput = make([]entry, n, 2*n)
+		r.byClust = make([]entry, n, 2*n)
+		r.order = make([]int32, n, 2*n)
+	}
+	es, order := r.byInput[:n], r.order[:n]
 	for i := range contacts {
-		r.order = append(r.order, int32(i))
-		for j := len(r.order) - 1; j > 0 && contacts[r.order[j-1]].Depth < contacts[r.order[j]].Depth; j-- {
-			r.order[j-1], r.order[j] = r.order[j], r.order[j-1]
-		}
-	}
-	r.na = slices.Grow(r.na[:0], n)[:n]
-	for oi, ci := range r.order {
-		c := &contacts[ci]
+		c, e := &contacts[i], &es[i]
+		e.n, e.depth, e.idx = c.Dir, c.Depth, int32(i)
 		if c.From == narrow.SideB {
-			r.na[oi] = [3]float64{-c.Dir[0], -c.Dir[1], -c.Dir[2]}
-		} else {
-			r.na[oi] = c.Dir
+			e.n = [3]float64{-c.Dir[0], -c.Dir[1], -c.Dir[2]}
 		}
+		// Deepest first: insertion sort, stable and fast for the usual
+		// few dozen contacts.
+		j := i
+		for ; j > 0 && es[order[j-1]].depth < c.Depth; j-- {
+			order[j] = order[j-1]
+		}
+		order[j] = int32(i)
 	}
-	r.cluster = slices.Grow(r.cluster[:0], n)[:n]
+	// Clusters, seeded in depth order.
 	r.seeds = r.seeds[:0]
-	for oi := range r.order {
-		a := &r.na[oi]
+	r.count = r.count[:0]
+	for _, i := range order {
+		a := &es[i].n
 		k := int32(-1)
-		for s, so := range r.seeds {
-			b := &r.na[so]
+		for s, si := range r.seeds {
+			b := &es[si].n
 			if a[0]*b[0]+a[1]*b[1]+a[2]*b[2] >= cosMax {
 				k = int32(s)
 				break
@@ -71,71 +82,96 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 		}
 		if k < 0 {
 			k = int32(len(r.seeds))
-			r.seeds = append(r.seeds, int32(oi))
+			r.seeds = append(r.seeds, i)
+			r.count = append(r.count, 0)
 		}
-		r.cluster[oi] = k
+		es[i].cluster = k
+		r.count[k]++
 	}
-	for k := range r.seeds {
-		// Members, and the depth-weighted mean normal (zero depths count a
-		// little so that resting contacts still have a normal).
-		r.member = r.member[:0]
-		var sx, sy, sz float64
-		for oi, c := range r.cluster {
-			if c != int32(k) {
-				continue
+	// Group by cluster, keeping depth order within a group.
+	off := int32(0)
+	for k, c := range r.count {
+		r.count[k] = off
+		off += c
+	}
+	grouped := r.byClust[:n]
+	for _, i := range order {
+		k := es[i].cluster
+		grouped[r.count[k]] = es[i]
+		r.count[k]++
+	}
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && grouped[hi].cluster == grouped[lo].cluster {
+			hi++
+		}
+		ms, pts = reduceCluster(contacts, grouped[lo:hi], size, ms, pts)
+		lo = hi
+	}
+	return ms, pts
+}
+
+// reduceCluster appends the manifold of one cluster, whose members g are in
+// depth order.
+func reduceCluster(contacts []narrow.Contact, g []entry, size int, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
+	// The depth-weighted mean normal (zero depths count a little so that
+	// resting contacts still have a normal).
+	var sx, sy, sz float64
+	for i := range g {
+		w := g[i].depth + 1e-9
+		sx += w * g[i].n[0]
+		sy += w * g[i].n[1]
+		sz += w * g[i].n[2]
+	}
+	nrm := g[0].n
+	if l := math.Sqrt(sx*sx + sy*sy + sz*sz); l > 0 {
+		il := 1 / l
+		nrm = [3]float64{sx * il, sy * il, sz * il}
+	}
+	p0 := len(pts)
+	first := &contacts[g[0].idx]
+	pts = append(pts, *first)
+	switch {
+	case len(g) == 1:
+	case len(g) == 2:
+		// Nothing to choose: the other point unless it coincides with the
+		// deepest in the plane of the normal.
+		if second := &contacts[g[1].idx]; size >= 2 {
+			d := second.P.Sub(first.P)
+			dn := d[0]*nrm[0] + d[1]*nrm[1] + d[2]*nrm[2]
+			if d.Dot(d)-dn*dn > 0 {
+				pts = append(pts, *second)
 			}
-			r.member = append(r.member, int32(oi))
-			w := contacts[r.order[oi]].Depth + 1e-9
-			sx += w * r.na[oi][0]
-			sy += w * r.na[oi][1]
-			sz += w * r.na[oi][2]
 		}
-		nrm := r.na[r.seeds[k]]
-		if l := math.Sqrt(sx*sx + sy*sy + sz*sz); l > 0 {
-			il := 1 / l
-			nrm = [3]float64{sx * il, sy * il, sz * il}
+	default:
+		// Two vectors orthogonal to the normal and to each other, of equal
+		// length (between 0.8 and 1): the distances below are all scaled
+		// by the same factor, which keeps their order.
+		nx, ny, nz := nrm[0], nrm[1], nrm[2]
+		ux, uy, uz := 0.0, nz, -ny // n × x̂
+		if math.Abs(nx) >= 0.6 {
+			ux, uy, uz = -nz, 0, nx // ŷ × n
 		}
-		m := len(r.member)
-		if m <= 2 {
-			// Nothing to choose: the deepest, then the other unless it
-			// coincides with it in the plane of the normal.
-			p0 := len(pts)
-			first := &contacts[r.order[r.member[0]]]
-			pts = append(pts, *first)
-			if m == 2 && size >= 2 {
-				second := &contacts[r.order[r.member[1]]]
-				d := second.P.Sub(first.P)
-				dn := d[0]*nrm[0] + d[1]*nrm[1] + d[2]*nrm[2]
-				if d.Dot(d)-dn*dn > 0 {
-					pts = append(pts, *second)
-				}
-			}
-			ms = append(ms, narrow.Manifold{Normal: mgl64.Vec3(nrm), Points: pts[p0:len(pts):len(pts)]})
-			continue
-		}
-		u, v := tangents(nrm)
-		r.uv = slices.Grow(r.uv[:0], m)[:m]
-		r.mind = slices.Grow(r.mind[:0], m)[:m]
-		for i, oi := range r.member {
-			p := &contacts[r.order[oi]].P
-			r.uv[i] = [2]float64{p[0]*u[0] + p[1]*u[1] + p[2]*u[2], p[0]*v[0] + p[1]*v[1] + p[2]*v[2]}
-			r.mind[i] = math.Inf(1)
+		vx, vy, vz := ny*uz-nz*uy, nz*ux-nx*uz, nx*uy-ny*ux
+		for i := range g {
+			p := &contacts[g[i].idx].P
+			g[i].u = p[0]*ux + p[1]*uy + p[2]*uz
+			g[i].v = p[0]*vx + p[1]*vy + p[2]*vz
+			g[i].mind = math.Inf(1)
 		}
 		// The first member is the seed, the deepest.
-		p0 := len(pts)
-		last := 0
-		pts = append(pts, contacts[r.order[r.member[0]]])
-		r.mind[0] = -1
+		g[0].mind = -1
+		lu, lv := g[0].u, g[0].v
 		for len(pts)-p0 < size {
 			best, bestD := -1, 0.0
-			lu := r.uv[last]
-			for i, d := range r.mind {
-				if d < 0 {
+			for i := range g {
+				e := &g[i]
+				if e.mind < 0 {
 					continue
 				}
-				du, dv := r.uv[i][0]-lu[0], r.uv[i][1]-lu[1]
-				d = min(d, du*du+dv*dv)
-				r.mind[i] = d
+				du, dv := e.u-lu, e.v-lv
+				d := min(e.mind, du*du+dv*dv)
+				e.mind = d
 				if d > bestD {
 					best, bestD = i, d
 				}
@@ -143,24 +179,10 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 			if best < 0 {
 				break // the rest coincide with kept points
 			}
-			pts = append(pts, contacts[r.order[r.member[best]]])
-			r.mind[best] = -1
-			last = best
+			pts = append(pts, contacts[g[best].idx])
+			g[best].mind = -1
+			lu, lv = g[best].u, g[best].v
 		}
-		ms = append(ms, narrow.Manifold{Normal: mgl64.Vec3(nrm), Points: pts[p0:len(pts):len(pts)]})
 	}
-	return ms, pts
-}
-
-// tangents returns two unit vectors orthogonal to unit n and to each other.
-func tangents(n [3]float64) (u, v [3]float64) {
-	if math.Abs(n[0]) < 0.6 {
-		u = [3]float64{0, n[2], -n[1]} // n × x̂
-	} else {
-		u = [3]float64{-n[2], 0, n[0]} // ŷ × n
-	}
-	il := 1 / math.Sqrt(u[0]*u[0]+u[1]*u[1]+u[2]*u[2])
-	u = [3]float64{u[0] * il, u[1] * il, u[2] * il}
-	v = [3]float64{n[1]*u[2] - n[2]*u[1], n[2]*u[0] - n[0]*u[2], n[0]*u[1] - n[1]*u[0]}
-	return u, v
+	return append(ms, narrow.Manifold{Normal: mgl64.Vec3(nrm), Points: pts[p0:len(pts):len(pts)]}), pts
 }

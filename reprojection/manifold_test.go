@@ -358,3 +358,32 @@ func TestReduceNoAllocs(t *testing.T) {
 		t.Errorf("warm Reduce allocates %v times per call, want 0", allocs)
 	}
 }
+
+// BenchmarkReduce reduces what a resting bunny pair gives per step (10
+// contacts, 5 from each side, whose normals form two clusters) to manifolds
+// of 4 points.
+func BenchmarkReduce(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var cs []narrow.Contact
+	for i := range 10 {
+		side, dir := narrow.SideA, mgl64.Vec3{0, 1, 0}
+		if i%2 == 1 {
+			side, dir = narrow.SideB, mgl64.Vec3{0.1, -1, 0}.Normalize()
+		}
+		cs = append(cs, narrow.Contact{
+			P:     mgl64.Vec3{rng.Float64(), 0.01 * rng.Float64(), rng.Float64()},
+			Depth: 0.01 * rng.Float64(),
+			Dir:   dir, From: side, Vertex: int32(i), Prim: int32(i),
+		})
+	}
+	var r reprojection.Reducer
+	var ms []narrow.Manifold
+	var pts []narrow.Contact
+	b.ReportAllocs()
+	for b.Loop() {
+		ms, pts = r.Reduce(cs, 4, math.Cos(0.5), ms[:0], pts[:0])
+	}
+	if len(ms) == 0 {
+		b.Fatal("no manifold")
+	}
+}

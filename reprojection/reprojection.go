@@ -20,7 +20,8 @@ import (
 // convention of package narrow.
 func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) narrow.Contact {
 	var c narrow.Contact
-	o, d := dir.Ray(v)
+	var o, d [3]float64
+	dir.Ray(v, &o, &d)
 	Fill(&c, mode, dir, v, &o, &d, h)
 	return c
 }
@@ -29,7 +30,7 @@ func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) na
 // (origin o, unit direction d, as from Direction.Ray): it writes the
 // contact into c without recomputing the ray.
 func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
-	fl := dir.Dst.FaceNormal(int(h.Prim)) // outward normal, Dst frame
+	fx, fy, fz := dir.Dst.FaceNormalXYZ(h.Prim) // outward normal, Dst frame
 	r, t := &dir.DstWorld.R, &dir.DstWorld.T
 	c.P = mgl64.Vec3{
 		r[0]*o[0] + r[1]*o[1] + r[2]*o[2] + t[0],
@@ -38,7 +39,7 @@ func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int3
 	}
 	c.From, c.Vertex, c.Prim = dir.From, v, h.Prim
 	dist := max(h.T, 0)
-	cos := d[0]*fl[0] + d[1]*fl[1] + d[2]*fl[2] // ray · normal, > 0 for contacts
+	cos := d[0]*fx + d[1]*fy + d[2]*fz // ray · normal, > 0 for contacts
 	switch mode {
 	case narrow.ResponseRay, narrow.ResponseWeighted:
 		c.Dir = mgl64.Vec3{
@@ -52,9 +53,9 @@ func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int3
 		}
 	default: // MTD re-projection, Eq. 2 of 2013b: pd = r·n, d = n
 		c.Dir = mgl64.Vec3{
-			r[0]*fl[0] + r[1]*fl[1] + r[2]*fl[2],
-			r[3]*fl[0] + r[4]*fl[1] + r[5]*fl[2],
-			r[6]*fl[0] + r[7]*fl[1] + r[8]*fl[2],
+			r[0]*fx + r[1]*fy + r[2]*fz,
+			r[3]*fx + r[4]*fy + r[5]*fz,
+			r[6]*fx + r[7]*fy + r[8]*fz,
 		}
 		c.Depth = max(dist*cos, 0)
 	}
