@@ -216,9 +216,10 @@ func BenchmarkRay(b *testing.B) {
 		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
 			b.Run(set.name+"/"+trav.String(), func(b *testing.B) {
 				hits := 0
+				var out narrow.Outcome
 				for i := 0; i < b.N; i++ {
 					j := jobs[i%len(jobs)]
-					if j.dir.Standard(j.v, 0, trav).Contact {
+					if j.dir.Standard(&out, j.v, 0, trav); out.Contact {
 						hits++
 					}
 				}

@@ -272,7 +272,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			}
 			if j.st.Valid {
 				maxR := max(j.a.Radius(), j.b.Radius())
-				j.iterative = j.st.Displacement(&j.rel, maxR) <= j.res.DisplacementThreshold
+				j.iterative = j.st.Within(&j.rel, maxR, j.res.DisplacementThreshold)
 			}
 		}
 		for d := 0; d < 2; d++ {
@@ -380,6 +380,7 @@ func (b *Backend) doTask(i, _ int) {
 	if predict {
 		back = r.CullingDist
 	}
+	var out narrow.Outcome
 	for v := t.lo; v < t.hi; v++ {
 		if v%narrow.VertexBlock == 0 && !dir.BlockInCull(int(v/narrow.VertexBlock)) {
 			v += narrow.VertexBlock - 1
@@ -388,7 +389,7 @@ func (b *Backend) doTask(i, _ int) {
 		if !dir.InCull(v) {
 			continue
 		}
-		out := dir.Standard(v, back, r.Traversal)
+		dir.Standard(&out, v, back, r.Traversal)
 		t.stats.StandardRays++
 		if predict {
 			t.stats.PredictiveRays++

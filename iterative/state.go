@@ -89,6 +89,23 @@ func dist3(a, b *[3]float64) float64 {
 // maximised. The angle is 2·atan2(|v|, |w|) of q_ni⁻¹·q, accurate for tiny
 // rotations.
 func (s *PairState) Displacement(rel *Rel, maxRadius float64) float64 {
+	t, sv, cw := s.parts(rel)
+	return t + 2*math.Atan2(sv, cw)*maxRadius
+}
+
+// Within reports Displacement(rel, maxRadius) <= threshold: whether the
+// pair may be updated iteratively (§3.3). Since atan(x) ≤ x, the cheap
+// bound 2·|v|/|w| on the angle settles most calls without the arctangent.
+func (s *PairState) Within(rel *Rel, maxRadius, threshold float64) bool {
+	t, sv, cw := s.parts(rel)
+	if cw > 0 && t+2*(sv/cw)*maxRadius <= threshold {
+		return true
+	}
+	return t+2*math.Atan2(sv, cw)*maxRadius <= threshold
+}
+
+// parts returns the translation term of Eq. 2 and |v|, |w| of q_ni⁻¹·q.
+func (s *PairState) parts(rel *Rel) (t, sv, cw float64) {
 	ni := &s.RelNI
 	// q_ni⁻¹·q, written out.
 	aw, ax, ay, az := ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]
@@ -97,9 +114,8 @@ func (s *PairState) Displacement(rel *Rel, maxRadius float64) float64 {
 	x := aw*bx + ax*bw + ay*bz - az*by
 	y := aw*by - ax*bz + ay*bw + az*bx
 	z := aw*bz + ax*by - ay*bx + az*bw
-	ang := 2 * math.Atan2(math.Sqrt(x*x+y*y+z*z), math.Abs(w))
-	t := max(dist3(&rel.BinA, &ni.BinA), dist3(&rel.AinB, &ni.AinB))
-	return t + ang*maxRadius
+	t = max(dist3(&rel.BinA, &ni.BinA), dist3(&rel.AinB, &ni.AinB))
+	return t, math.Sqrt(x*x + y*y + z*z), math.Abs(w)
 }
 
 // MarkStandard records the poses of a standard step: later displacements

@@ -183,10 +183,10 @@ type Outcome struct {
 // before that point. With back > 0 the search is not clipped, because the
 // prediction rule (predictive.FromStandard) needs to know whether the ray
 // was occluded.
-func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
-	var out Outcome
+func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal) {
+	*out = Outcome{Fwd: NoHit, Bwd: NoHit}
 	if d.Src.vnorm[v] == ([3]float64{}) {
-		return Outcome{Fwd: NoHit, Bwd: NoHit} // vertex used by no primitive
+		return // vertex used by no primitive
 	}
 	var q lineQuery
 	d.Ray(v, &q.o, &q.d)
@@ -198,17 +198,19 @@ func (d *Direction) Standard(v int32, back float64, trav Traversal) Outcome {
 		q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
 	}
 	d.Dst.trace(&q, trav)
-	out.O, out.D = q.o, q.d
+	// Element by element: a whole-array copy of freshly stored values
+	// would stall (see Transform.SetPose).
+	out.O[0], out.O[1], out.O[2] = q.o[0], q.o[1], q.o[2]
+	out.D[0], out.D[1], out.D[2] = q.d[0], q.d[1], q.d[2]
 	out.Fwd, out.Bwd = q.result()
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
-		return out
+		return
 	}
 	if d.Blocked(v, out.Fwd.T) {
 		out.Occluded = true
-		return out
+		return
 	}
 	out.Contact = true
-	return out
 }
 
 // Blocked reports whether a hit from inside at distance t along the ray of

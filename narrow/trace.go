@@ -91,7 +91,11 @@ func (q *lineQuery) init(o, d [3]float64, tLo, back float64) {
 // start completes a query whose o and d are set.
 func (q *lineQuery) start(tLo, back float64) {
 	q.tLo, q.back = tLo, back
-	q.inv = safeInv(q.d)
+	// Element by element from scalars: q.d was usually just stored.
+	dx, dy, dz := q.d[0], q.d[1], q.d[2]
+	q.inv[0] = max(-1e30, min(1e30, 1/dx))
+	q.inv[1] = max(-1e30, min(1e30, 1/dy))
+	q.inv[2] = max(-1e30, min(1e30, 1/dz))
 	q.setPlanes()
 	q.fwd = Hit{T: math.Inf(1), Prim: -1}
 	q.bwd = Hit{T: math.Inf(-1), Prim: -1}

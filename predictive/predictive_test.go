@@ -126,7 +126,7 @@ func TestFromStandardTrace(t *testing.T) {
 					continue
 				}
 				n++
-				out := dir.Standard(int32(v), tc.back, narrow.TraversalBVH)
+				out := standard(&dir, int32(v), tc.back, narrow.TraversalBVH)
 				if out.Contact || out.Occluded {
 					t.Fatalf("vertex %d: %+v, want no contact", v, out)
 				}
@@ -140,4 +140,11 @@ func TestFromStandardTrace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// standard runs Direction.Standard and returns its outcome.
+func standard(d *narrow.Direction, v int32, back float64, trav narrow.Traversal) narrow.Outcome {
+	var out narrow.Outcome
+	d.Standard(&out, v, back, trav)
+	return out
 }

@@ -3,7 +3,6 @@ package reprojection
 import (
 	"math"
 
-	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -13,7 +12,7 @@ import (
 type Reducer struct {
 	byInput []entry // the contacts, in input order
 	order   []int32 // indices into byInput, deepest first
-	byClust []entry // the contacts grouped by cluster, deepest first within
+	grouped []int32 // indices into byInput grouped by cluster, deepest first within
 	seeds   []int32 // index into byInput of each cluster's seed
 	count   []int32 // members per cluster, then the end of each group
 }
@@ -25,7 +24,6 @@ type entry struct {
 	depth   float64
 	u, v    float64 // coordinates in the cluster's tangent plane
 	mind    float64 // squared distance to the nearest kept point; < 0 once kept
-	idx     int32   // index into the input
 	cluster int32
 }
 
@@ -49,13 +47,13 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 	}
 	if cap(r.byInput) < n {
 		r.byInput = make([]entry, n, 2*n)
-		r.byClust = make([]entry, n, 2*n)
+		r.grouped = make([]int32, n, 2*n)
 		r.order = make([]int32, n, 2*n)
 	}
 	es, order := r.byInput[:n], r.order[:n]
 	for i := range contacts {
 		c, e := &contacts[i], &es[i]
-		e.n, e.depth, e.idx = c.Dir, c.Depth, int32(i)
+		e.n, e.depth = c.Dir, c.Depth
 		if c.From == narrow.SideB {
 			e.n = [3]float64{-c.Dir[0], -c.Dir[1], -c.Dir[2]}
 		}
@@ -94,52 +92,54 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 		r.count[k] = off
 		off += c
 	}
-	grouped := r.byClust[:n]
+	grouped := r.grouped[:n]
 	for _, i := range order {
 		k := es[i].cluster
-		grouped[r.count[k]] = es[i]
+		grouped[r.count[k]] = i
 		r.count[k]++
 	}
 	for lo := 0; lo < n; {
 		hi := lo + 1
-		for hi < n && grouped[hi].cluster == grouped[lo].cluster {
+		for hi < n && es[grouped[hi]].cluster == es[grouped[lo]].cluster {
 			hi++
 		}
-		ms, pts = reduceCluster(contacts, grouped[lo:hi], size, ms, pts)
+		ms, pts = reduceCluster(contacts, es, grouped[lo:hi], size, ms, pts)
 		lo = hi
 	}
 	return ms, pts
 }
 
-// reduceCluster appends the manifold of one cluster, whose members g are in
-// depth order.
-func reduceCluster(contacts []narrow.Contact, g []entry, size int, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
+// reduceCluster appends the manifold of one cluster, whose members g
+// (indices into es and contacts) are in depth order.
+func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
 	// The depth-weighted mean normal (zero depths count a little so that
 	// resting contacts still have a normal).
 	var sx, sy, sz float64
-	for i := range g {
-		w := g[i].depth + 1e-9
-		sx += w * g[i].n[0]
-		sy += w * g[i].n[1]
-		sz += w * g[i].n[2]
+	for _, i := range g {
+		e := &es[i]
+		w := e.depth + 1e-9
+		sx += w * e.n[0]
+		sy += w * e.n[1]
+		sz += w * e.n[2]
 	}
-	nrm := g[0].n
+	seed := &es[g[0]]
+	nx, ny, nz := seed.n[0], seed.n[1], seed.n[2]
 	if l := math.Sqrt(sx*sx + sy*sy + sz*sz); l > 0 {
 		il := 1 / l
-		nrm = [3]float64{sx * il, sy * il, sz * il}
+		nx, ny, nz = sx*il, sy*il, sz*il
 	}
 	p0 := len(pts)
-	first := &contacts[g[0].idx]
+	first := &contacts[g[0]]
 	pts = append(pts, *first)
 	switch {
 	case len(g) == 1:
 	case len(g) == 2:
 		// Nothing to choose: the other point unless it coincides with the
 		// deepest in the plane of the normal.
-		if second := &contacts[g[1].idx]; size >= 2 {
-			d := second.P.Sub(first.P)
-			dn := d[0]*nrm[0] + d[1]*nrm[1] + d[2]*nrm[2]
-			if d.Dot(d)-dn*dn > 0 {
+		if second := &contacts[g[1]]; size >= 2 {
+			dx, dy, dz := second.P[0]-first.P[0], second.P[1]-first.P[1], second.P[2]-first.P[2]
+			dn := dx*nx + dy*ny + dz*nz
+			if dx*dx+dy*dy+dz*dz-dn*dn > 0 {
 				pts = append(pts, *second)
 			}
 		}
@@ -147,25 +147,24 @@ func reduceCluster(contacts []narrow.Contact, g []entry, size int, ms []narrow.M
 		// Two vectors orthogonal to the normal and to each other, of equal
 		// length (between 0.8 and 1): the distances below are all scaled
 		// by the same factor, which keeps their order.
-		nx, ny, nz := nrm[0], nrm[1], nrm[2]
 		ux, uy, uz := 0.0, nz, -ny // n × x̂
 		if math.Abs(nx) >= 0.6 {
 			ux, uy, uz = -nz, 0, nx // ŷ × n
 		}
 		vx, vy, vz := ny*uz-nz*uy, nz*ux-nx*uz, nx*uy-ny*ux
-		for i := range g {
-			p := &contacts[g[i].idx].P
-			g[i].u = p[0]*ux + p[1]*uy + p[2]*uz
-			g[i].v = p[0]*vx + p[1]*vy + p[2]*vz
-			g[i].mind = math.Inf(1)
+		for _, i := range g {
+			p, e := &contacts[i].P, &es[i]
+			e.u = p[0]*ux + p[1]*uy + p[2]*uz
+			e.v = p[0]*vx + p[1]*vy + p[2]*vz
+			e.mind = math.Inf(1)
 		}
 		// The first member is the seed, the deepest.
-		g[0].mind = -1
-		lu, lv := g[0].u, g[0].v
+		seed.mind = -1
+		lu, lv := seed.u, seed.v
 		for len(pts)-p0 < size {
-			best, bestD := -1, 0.0
-			for i := range g {
-				e := &g[i]
+			best, bestD := int32(-1), 0.0
+			for _, i := range g {
+				e := &es[i]
 				if e.mind < 0 {
 					continue
 				}
@@ -179,10 +178,13 @@ func reduceCluster(contacts []narrow.Contact, g []entry, size int, ms []narrow.M
 			if best < 0 {
 				break // the rest coincide with kept points
 			}
-			pts = append(pts, contacts[g[best].idx])
-			g[best].mind = -1
-			lu, lv = g[best].u, g[best].v
+			pts = append(pts, contacts[best])
+			es[best].mind = -1
+			lu, lv = es[best].u, es[best].v
 		}
 	}
-	return append(ms, narrow.Manifold{Normal: mgl64.Vec3(nrm), Points: pts[p0:len(pts):len(pts)]}), pts
+	ms = append(ms, narrow.Manifold{Points: pts[p0:len(pts):len(pts)]})
+	m := &ms[len(ms)-1]
+	m.Normal[0], m.Normal[1], m.Normal[2] = nx, ny, nz
+	return ms, pts
 }

@@ -368,7 +368,7 @@ func BenchmarkReduce(b *testing.B) {
 	for i := range 10 {
 		side, dir := narrow.SideA, mgl64.Vec3{0, 1, 0}
 		if i%2 == 1 {
-			side, dir = narrow.SideB, mgl64.Vec3{0.1, -1, 0}.Normalize()
+			side, dir = narrow.SideB, mgl64.Vec3{-0.6, -0.8, 0} // a second cluster
 		}
 		cs = append(cs, narrow.Contact{
 			P:     mgl64.Vec3{rng.Float64(), 0.01 * rng.Float64(), rng.Float64()},

@@ -83,7 +83,7 @@ func TestMakeSunkCube(t *testing.T) {
 				if !near(c.a.VertexNormal(int(v)), local.Normalize(), 1e-12) {
 					t.Fatalf("vertex %d normal %v, want %v", v, c.a.VertexNormal(int(v)), local.Normalize())
 				}
-				out := dir.Standard(v, 0, narrow.TraversalBVH)
+				out := standard(&dir, v, 0, narrow.TraversalBVH)
 				if !out.Contact || c.b.FaceNormal(int(out.Fwd.Prim)) != (mgl64.Vec3{0, 1, 0}) {
 					t.Fatalf("vertex %d: %+v, want a contact on the top face", v, out)
 				}
@@ -145,8 +145,8 @@ func TestMakeRotationCovariant(t *testing.T) {
 			if c.a.Vertex(int(v))[1] > 0 {
 				continue
 			}
-			bo := bdir.Standard(v, 0, narrow.TraversalBVH)
-			ro := dir.Standard(v, 0, narrow.TraversalBVH)
+			bo := standard(&bdir, v, 0, narrow.TraversalBVH)
+			ro := standard(&dir, v, 0, narrow.TraversalBVH)
 			if !bo.Contact || !ro.Contact {
 				t.Fatalf("rotation %d vertex %d: contact %v / %v", i, v, bo.Contact, ro.Contact)
 			}
@@ -175,7 +175,7 @@ func TestMakeSideAndClamp(t *testing.T) {
 			break
 		}
 	}
-	out := dir.Standard(v, 0, narrow.TraversalBVH)
+	out := standard(&dir, v, 0, narrow.TraversalBVH)
 	if !out.Contact {
 		t.Fatalf("%+v, want contact", out)
 	}
@@ -194,4 +194,11 @@ func TestMakeSideAndClamp(t *testing.T) {
 			t.Errorf("%v: Depth for a hit at t = -1e-12 is %g, want 0", mode, d)
 		}
 	}
+}
+
+// standard runs Direction.Standard and returns its outcome.
+func standard(d *narrow.Direction, v int32, back float64, trav narrow.Traversal) narrow.Outcome {
+	var out narrow.Outcome
+	d.Standard(&out, v, back, trav)
+	return out
 }
