@@ -10,21 +10,17 @@ import (
 // space between calls, so a warm Reducer allocates nothing; use one per
 // goroutine.
 type Reducer struct {
-	byInput []entry // the contacts, in input order
-	order   []int32 // indices into byInput, deepest first
-	grouped []int32 // indices into byInput grouped by cluster, deepest first within
-	seeds   []int32 // index into byInput of each cluster's seed
-	count   []int32 // members per cluster, then the end of each group
+	es      []entry // the contacts, in input order
+	members []int32 // the current cluster's members, in input order
 }
 
-// entry is what Reduce needs of one contact, kept contiguous so that the
-// loops below run over plain ranges.
+// entry is what Reduce needs of one contact.
 type entry struct {
 	n       [3]float64 // NormalA
 	depth   float64
 	u, v    float64 // coordinates in the cluster's tangent plane
 	mind    float64 // squared distance to the nearest kept point; < 0 once kept
-	cluster int32
+	cluster int32   // -1 until assigned
 }
 
 // Reduce clusters contacts by their separating normal (NormalA) — a
@@ -45,72 +41,50 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 	if n == 0 {
 		return ms, pts
 	}
-	if cap(r.byInput) < n {
-		r.byInput = make([]entry, n, 2*n)
-		r.grouped = make([]int32, n, 2*n)
-		r.order = make([]int32, n, 2*n)
+	if cap(r.es) < n {
+		r.es = make([]entry, n, 2*n)
+		r.members = make([]int32, 0, 2*n)
 	}
-	es, order := r.byInput[:n], r.order[:n]
+	es := r.es[:n]
 	for i := range contacts {
 		c, e := &contacts[i], &es[i]
-		e.n, e.depth = c.Dir, c.Depth
+		sg := 1.0
 		if c.From == narrow.SideB {
-			e.n = [3]float64{-c.Dir[0], -c.Dir[1], -c.Dir[2]}
+			sg = -1
 		}
-		// Deepest first: insertion sort, stable and fast for the usual
-		// few dozen contacts.
-		j := i
-		for ; j > 0 && es[order[j-1]].depth < c.Depth; j-- {
-			order[j] = order[j-1]
-		}
-		order[j] = int32(i)
+		e.n[0], e.n[1], e.n[2], e.depth, e.cluster = sg*c.Dir[0], sg*c.Dir[1], sg*c.Dir[2], c.Depth, -1
 	}
-	// Clusters, seeded in depth order.
-	r.seeds = r.seeds[:0]
-	r.count = r.count[:0]
-	for _, i := range order {
-		a := &es[i].n
-		k := int32(-1)
-		for s, si := range r.seeds {
-			b := &es[si].n
-			if a[0]*b[0]+a[1]*b[1]+a[2]*b[2] >= cosMax {
-				k = int32(s)
-				break
+	// No sort: the clusters' seeds in depth order are found by repeated
+	// search, which is cheaper for the few clusters of a pair. The seed of
+	// cluster k is the deepest contact that matches no earlier seed, and
+	// its members are the contacts left that match it — the same clusters
+	// as assigning contacts in depth order to the first matching seed.
+	for k, left := int32(0), n; left > 0; k++ {
+		seed, sd := -1, 0.0
+		for i := range es {
+			if e := &es[i]; e.cluster < 0 && (seed < 0 || e.depth > sd) {
+				seed, sd = i, e.depth
 			}
 		}
-		if k < 0 {
-			k = int32(len(r.seeds))
-			r.seeds = append(r.seeds, i)
-			r.count = append(r.count, 0)
+		sx, sy, sz := es[seed].n[0], es[seed].n[1], es[seed].n[2]
+		m := append(r.members[:0], int32(seed))
+		es[seed].cluster = k
+		for i := range es {
+			if e := &es[i]; e.cluster < 0 && e.n[0]*sx+e.n[1]*sy+e.n[2]*sz >= cosMax {
+				e.cluster = k
+				m = append(m, int32(i))
+			}
 		}
-		es[i].cluster = k
-		r.count[k]++
-	}
-	// Group by cluster, keeping depth order within a group.
-	off := int32(0)
-	for k, c := range r.count {
-		r.count[k] = off
-		off += c
-	}
-	grouped := r.grouped[:n]
-	for _, i := range order {
-		k := es[i].cluster
-		grouped[r.count[k]] = i
-		r.count[k]++
-	}
-	for lo := 0; lo < n; {
-		hi := lo + 1
-		for hi < n && es[grouped[hi]].cluster == es[grouped[lo]].cluster {
-			hi++
-		}
-		ms, pts = reduceCluster(contacts, es, grouped[lo:hi], size, ms, pts)
-		lo = hi
+		r.members = m
+		left -= len(m)
+		ms, pts = reduceCluster(contacts, es, m, size, ms, pts)
 	}
 	return ms, pts
 }
 
-// reduceCluster appends the manifold of one cluster, whose members g
-// (indices into es and contacts) are in depth order.
+// reduceCluster appends the manifold of one cluster: its members g
+// (indices into es and contacts) are the seed, then the others in input
+// order.
 func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
 	// The depth-weighted mean normal (zero depths count a little so that
 	// resting contacts still have a normal).
@@ -130,7 +104,7 @@ func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, m
 	}
 	p0 := len(pts)
 	first := &contacts[g[0]]
-	pts = append(pts, *first)
+	pts = appendContact(pts, first)
 	switch {
 	case len(g) == 1:
 	case len(g) == 2:
@@ -140,7 +114,7 @@ func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, m
 			dx, dy, dz := second.P[0]-first.P[0], second.P[1]-first.P[1], second.P[2]-first.P[2]
 			dn := dx*nx + dy*ny + dz*nz
 			if dx*dx+dy*dy+dz*dz-dn*dn > 0 {
-				pts = append(pts, *second)
+				pts = appendContact(pts, second)
 			}
 		}
 	default:
@@ -153,17 +127,18 @@ func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, m
 		}
 		vx, vy, vz := ny*uz-nz*uy, nz*ux-nx*uz, nx*uy-ny*ux
 		for _, i := range g {
-			p, e := &contacts[i].P, &es[i]
+			e, p := &es[i], &contacts[i].P
 			e.u = p[0]*ux + p[1]*uy + p[2]*uz
 			e.v = p[0]*vx + p[1]*vy + p[2]*vz
 			e.mind = math.Inf(1)
 		}
-		// The first member is the seed, the deepest.
 		seed.mind = -1
 		lu, lv := seed.u, seed.v
+		// Equal distances go to the earlier contact: g[1:] is in input
+		// order and only a strictly larger distance replaces the best.
 		for len(pts)-p0 < size {
 			best, bestD := int32(-1), 0.0
-			for _, i := range g {
+			for _, i := range g[1:] {
 				e := &es[i]
 				if e.mind < 0 {
 					continue
@@ -178,13 +153,32 @@ func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, m
 			if best < 0 {
 				break // the rest coincide with kept points
 			}
-			pts = append(pts, contacts[best])
-			es[best].mind = -1
-			lu, lv = es[best].u, es[best].v
+			e := &es[best]
+			pts = appendContact(pts, &contacts[best])
+			e.mind = -1
+			lu, lv = e.u, e.v
 		}
 	}
-	ms = append(ms, narrow.Manifold{Points: pts[p0:len(pts):len(pts)]})
+	if len(ms) < cap(ms) {
+		ms = ms[:len(ms)+1]
+	} else {
+		ms = append(ms, narrow.Manifold{})
+	}
 	m := &ms[len(ms)-1]
+	m.Points = pts[p0:len(pts):len(pts)]
 	m.Normal[0], m.Normal[1], m.Normal[2] = nx, ny, nz
 	return ms, pts
+}
+
+// appendContact is append(pts, *c) without the temporary copy append makes
+// of its argument: the copy of a 72-byte struct through a temporary stalls
+// on amd64 (its last two 16-byte moves overlap).
+func appendContact(pts []narrow.Contact, c *narrow.Contact) []narrow.Contact {
+	if len(pts) < cap(pts) {
+		pts = pts[:len(pts)+1]
+	} else {
+		pts = append(pts, narrow.Contact{})
+	}
+	pts[len(pts)-1] = *c
+	return pts
 }

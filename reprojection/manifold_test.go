@@ -379,9 +379,10 @@ func BenchmarkReduce(b *testing.B) {
 	var r reprojection.Reducer
 	var ms []narrow.Manifold
 	var pts []narrow.Contact
+	cosMax := math.Cos(0.5)
 	b.ReportAllocs()
 	for b.Loop() {
-		ms, pts = r.Reduce(cs, 4, math.Cos(0.5), ms[:0], pts[:0])
+		ms, pts = r.Reduce(cs, 4, cosMax, ms[:0], pts[:0])
 	}
 	if len(ms) == 0 {
 		b.Fatal("no manifold")
