@@ -345,35 +345,7 @@ func (b *Backend) doTask(i, _ int) {
 	predict := r.Method == narrow.MethodPredictive
 	keep := r.Method != narrow.MethodStandard
 	if j.iterative {
-		maxIt := r.MaxIt[t.dir]
-		var o, d [3]float64
-		for _, ray := range j.st.Rays[t.dir][t.lo:t.hi] {
-			dir.Ray(ray.Vertex, &o, &d)
-			w, steps := iterative.Walk(dir.Dst, ray.Prim, &o, &d, maxIt)
-			t.stats.IterativeRays++
-			t.stats.IterativeSteps += steps
-			switch {
-			case w.Outcome == iterative.Hit && !dir.Blocked(ray.Vertex, w.T):
-				// The own-body test is a lookup (narrow.Direction.Blocked),
-				// so iterative hits get it too, unlike in the paper.
-				t.stats.OcclusionRays++
-				t.contacts = append(t.contacts, narrow.Contact{})
-				reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
-				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: w.Prim})
-			case w.Outcome == iterative.Hit:
-				t.stats.OcclusionRays++
-				t.stats.LostRays++ // leaves its own body first: no contact, as in a standard step
-			case predict:
-				if p, ok := predictive.FromWalk(w, r.CullingDist); ok {
-					t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: p, Predicted: true})
-					t.stats.Predictions++
-				} else {
-					t.stats.LostRays++
-				}
-			default:
-				t.stats.LostRays++
-			}
-		}
+		b.iterate(t, j, dir, r)
 		return
 	}
 	back := 0.0
@@ -398,7 +370,7 @@ func (b *Backend) doTask(i, _ int) {
 			t.stats.OcclusionRays++
 		}
 		if out.Contact {
-			t.contacts = append(t.contacts, narrow.Contact{})
+			t.contacts = grow(t.contacts)
 			reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Fwd)
 			if keep {
 				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: out.Fwd.Prim})
@@ -412,6 +384,56 @@ func (b *Backend) doTask(i, _ int) {
 			}
 		}
 	}
+}
+
+// iterate runs an iterative work item: each ray walks from last step's
+// primitive (Algorithms 1-2 of Lehericey et al. 2013).
+func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Resolved) {
+	predict := r.Method == narrow.MethodPredictive
+	maxIt := r.MaxIt[t.dir]
+	var o, d [3]float64
+	var steps, occl, lost, preds int
+	rays := j.st.Rays[t.dir][t.lo:t.hi]
+	for _, ray := range rays {
+		dir.Ray(ray.Vertex, &o, &d)
+		w, n := iterative.Walk(dir.Dst, ray.Prim, &o, &d, maxIt)
+		steps += n
+		switch {
+		case w.Outcome == iterative.Hit && !dir.Blocked(ray.Vertex, w.T):
+			// The own-body test is a lookup (narrow.Direction.Blocked),
+			// so iterative hits get it too, unlike in the paper.
+			occl++
+			t.contacts = grow(t.contacts)
+			reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
+			t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: w.Prim})
+		case w.Outcome == iterative.Hit:
+			occl++
+			lost++ // leaves its own body first: no contact, as in a standard step
+		case predict:
+			if p, ok := predictive.FromWalk(w, r.CullingDist); ok {
+				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: p, Predicted: true})
+				preds++
+			} else {
+				lost++
+			}
+		default:
+			lost++
+		}
+	}
+	t.stats.IterativeRays += len(rays)
+	t.stats.IterativeSteps += steps
+	t.stats.OcclusionRays += occl
+	t.stats.LostRays += lost
+	t.stats.Predictions += preds
+}
+
+// grow extends cs by one element whose value the caller overwrites
+// entirely (append of a zero Contact would clear it first).
+func grow(cs []narrow.Contact) []narrow.Contact {
+	if len(cs) < cap(cs) {
+		return cs[:len(cs)+1]
+	}
+	return append(cs, narrow.Contact{})
 }
 
 // doMerge gathers one job's work items in order and reduces its manifolds.

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -96,8 +95,10 @@ type Server struct {
 	pairs   []narrow.Pair              // scratch of Detect
 	res     narrow.Result              // scratch of Detect
 
-	shm       []byte // the shared region of DetectShared, nil when none
-	shmMapped bool   // shm is a mapping (not a test's slice)
+	shm       []byte           // the shared region of DetectShared, nil when none
+	shmMapped bool             // shm is a mapping (not a test's slice)
+	shmReq    pb.DetectRequest // scratch of DetectShared: the request, read in place
+	enc       responseEncoder  // scratch of DetectShared: the response's encoder
 }
 
 // NewServer returns a server whose backend f makes (at the first
@@ -192,21 +193,29 @@ func (s *Server) Detect(ctx context.Context, req *pb.DetectRequest) (*pb.DetectR
 
 // detect runs one step; s.mu is held.
 func (s *Server) detect(ctx context.Context, req *pb.DetectRequest) (*pb.DetectResponse, error) {
+	if err := s.run(ctx, req); err != nil {
+		return nil, err
+	}
+	return encodeResponse(&s.res), nil
+}
+
+// run decodes a request and runs its step into s.res; s.mu is held.
+func (s *Server) run(ctx context.Context, req *pb.DetectRequest) error {
 	if s.be == nil {
-		return nil, status.Error(codes.FailedPrecondition, "detect: not configured")
+		return status.Error(codes.FailedPrecondition, "detect: not configured")
 	}
 	pairs, err := decodeRequest(req, s.pairs)
 	s.pairs = pairs
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "detect: %v", err)
+		return status.Errorf(codes.InvalidArgument, "detect: %v", err)
 	}
 	if err := s.be.Detect(ctx, pairs, &s.res); err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, status.FromContextError(err).Err()
+			return status.FromContextError(err).Err()
 		}
-		return nil, status.Errorf(codes.Internal, "detect: %v", err)
+		return status.Errorf(codes.Internal, "detect: %v", err)
 	}
-	return encodeResponse(&s.res), nil
+	return nil
 }
 
 // MapShared maps the shared region at req.Path for DetectShared, in place
@@ -243,28 +252,25 @@ func (s *Server) DetectShared(ctx context.Context, req *pb.DetectSharedRequest) 
 	if s.shm == nil {
 		return nil, status.Error(codes.FailedPrecondition, "detect shared: no shared region mapped")
 	}
-	var msg pb.DetectRequest
-	off, capacity, err := readShared(s.shm, req, &msg)
+	msg := &s.shmReq
+	off, capacity, err := readShared(s.shm, req, msg)
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "detect shared: %v", err)
 	}
-	resp, err := s.detect(ctx, &msg)
+	err = s.run(ctx, msg)
+	msg.Pairs, msg.Poses = nil, nil // views of the region
 	if err != nil {
 		return nil, err
 	}
 	out := &pb.DetectSharedResponse{Seq: req.GetSeq()}
-	size := proto.Size(resp)
+	size := s.enc.size(&s.res)
 	out.ResponseSize = uint64(size)
-	if size > 0 && size <= capacity {
-		dst := s.shm[off : off : off+capacity]
-		b, err := proto.MarshalOptions{}.MarshalAppend(dst, resp)
-		if err == nil && len(b) == size && &b[0] == &s.shm[off] {
-			putU64(s.shm[regionRespSeq:], req.GetSeq())
-			out.ResponseLength = uint64(size)
-			return out, nil
-		}
+	if size <= capacity && s.enc.write(s.shm[off:off+size:off+size], &s.res) {
+		putU64(s.shm[regionRespSeq:], req.GetSeq())
+		out.ResponseLength = uint64(size)
+		return out, nil
 	}
-	out.Inline = resp
+	out.Inline = encodeResponse(&s.res)
 	return out, nil
 }
 

@@ -14,5 +14,7 @@ package main
 import "github.com/irtcd/irtcd/plugin"
 
 func main() {
+	stop := startProfile()
 	plugin.Serve(withTestFaults(plugin.CPUFactory))
+	stop()
 }
