@@ -115,6 +115,13 @@ func BenchmarkWire(b *testing.B) {
 			encodeResponse(&res)
 		}
 	})
+	b.Run("plugin/writeResponse", func(b *testing.B) {
+		var e responseEncoder
+		buf := make([]byte, e.size(&res))
+		for i := 0; i < b.N; i++ {
+			e.write(buf[:e.size(&res)], &res)
+		}
+	})
 	wire := marshal(b, resp)
 	b.Run("host/decodeResponse", func(b *testing.B) {
 		var out narrow.Result

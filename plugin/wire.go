@@ -1,14 +1,12 @@
 package plugin
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -301,16 +299,21 @@ func encodeResponse(res *narrow.Result) *pb.DetectResponse {
 }
 
 // contactIndex returns the index of a contact bit-identical to pt among
-// cs (sorted by From, then Vertex), or -1.
+// cs (sorted by From, then Vertex), or -1. (A binary search by hand: the
+// contacts are large, and slices.BinarySearchFunc would copy one per
+// comparison.)
 func contactIndex(cs []narrow.Contact, pt *narrow.Contact) int {
-	i, _ := slices.BinarySearchFunc(cs, pt, func(c narrow.Contact, t *narrow.Contact) int {
-		if c.From != t.From {
-			return int(c.From) - int(t.From)
+	lo, hi := 0, len(cs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c := &cs[m]; c.From < pt.From || (c.From == pt.From && c.Vertex < pt.Vertex) {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return cmp.Compare(c.Vertex, t.Vertex)
-	})
-	if i < len(cs) && sameContact(&cs[i], pt) && uint64(i) < literalRef {
-		return i
+	}
+	if lo < len(cs) && sameContact(&cs[lo], pt) && uint64(lo) < literalRef {
+		return lo
 	}
 	return -1
 }
@@ -397,73 +400,61 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 		d.failed[i] = int32(k)
 	}
 
-	d.contacts = resizeContacts(d.contacts, nc)
-	for k := range d.contacts {
-		if err := getContact(resp.Contacts[k*contactStride:], &d.contacts[k]); err != nil {
-			return err
-		}
-	}
-	// The manifold points: references to their pair's contacts, or the
+	// Pair by pair, into scratch buffers the size of one pair's output
+	// (which stay in cache), then copied into res: its contacts, then its
+	// manifolds, whose points are references to the pair's contacts or the
 	// next literal point.
-	d.points = resizeContacts(d.points, np)
-	refs, lits := resp.GetPointRefs(), resp.GetPoints()
-	k, li, mi, c0 := 0, 0, 0, 0
+	res.Reset()
+	contacts, manifolds, refs, lits := resp.GetContacts(), resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
+	ci, mi, k, li := 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		b := info[i*infoStride:]
-		c, m := int(getU32(b[0:])), int(getU32(b[4:]))
+		c, m, flags := int(getU32(b[0:])), int(getU32(b[4:])), getU32(b[8:])
+		d.contacts = resizeContacts(d.contacts, c)
+		for j := range d.contacts {
+			if err := getContact(contacts[(ci+j)*contactStride:], &d.contacts[j]); err != nil {
+				return err
+			}
+		}
+		ci += c
+		d.manifolds, d.points = d.manifolds[:0], d.points[:0]
 		for ; m > 0; m-- {
-			cnt := int(getU32(resp.Manifolds[mi*manifoldStride+24:]))
+			mb := manifolds[mi*manifoldStride : (mi+1)*manifoldStride]
 			mi++
-			for ; cnt > 0; cnt-- {
+			p0 := len(d.points)
+			for cnt := getU32(mb[24:]); cnt > 0; cnt-- {
 				switch ref := getU32(refs[k*refStride:]); {
 				case ref == literalRef:
 					if (li+1)*contactStride > len(lits) {
 						return malformed("pair %d: more literal manifold points than sent", i)
 					}
-					if err := getContact(lits[li*contactStride:], &d.points[k]); err != nil {
+					d.points = append(d.points, narrow.Contact{})
+					if err := getContact(lits[li*contactStride:], &d.points[len(d.points)-1]); err != nil {
 						return err
 					}
 					li++
 				case uint64(ref) < uint64(c):
-					d.points[k] = d.contacts[c0+int(ref)]
+					d.points = append(d.points, d.contacts[ref])
 				default:
 					return malformed("pair %d: manifold point refers to contact %d of %d", i, ref, c)
 				}
 				k++
 			}
+			d.manifolds = append(d.manifolds, narrow.Manifold{Normal: getVec3(mb), Points: d.points[p0:len(d.points):len(d.points)]})
 		}
-		c0 += c
+		var err error
+		if f := d.failed[i]; f >= 0 {
+			err = remoteError(resp.Failures[f]) // code checked above
+		}
+		// A manifold made before d.points grew keeps the old array, whose
+		// points are still right.
+		res.Append(pairs[i].ID, d.contacts, d.manifolds, flags&flagIterative != 0, err)
 	}
 	if li*contactStride != len(lits) {
 		return malformed("%d literal manifold points sent, %d used", len(lits)/contactStride, li)
 	}
-	if cap(d.manifolds) < nm {
-		d.manifolds = make([]narrow.Manifold, nm, nm+nm/4)
-	}
-	d.manifolds = d.manifolds[:nm]
-	p0 := 0
-	for k := range d.manifolds {
-		b := resp.Manifolds[k*manifoldStride:]
-		cnt := int(getU32(b[24:]))
-		d.manifolds[k] = narrow.Manifold{Normal: getVec3(b), Points: d.points[p0 : p0+cnt : p0+cnt]}
-		p0 += cnt
-	}
-
-	res.Reset()
-	c0, m0 := 0, 0
-	for i := 0; i < n; i++ {
-		b := info[i*infoStride:]
-		c, m, flags := int(getU32(b[0:])), int(getU32(b[4:])), getU32(b[8:])
-		var err error
-		if k := d.failed[i]; k >= 0 {
-			err = remoteError(resp.Failures[k]) // code checked above
-		}
-		res.Append(pairs[i].ID, d.contacts[c0:c0+c], d.manifolds[m0:m0+m], flags&flagIterative != 0, err)
-		c0 += c
-		m0 += m
-	}
 	res.Stats = decodeStats(resp.Stats)
-	clear(d.manifolds) // drop the references to d.points
+	clear(d.manifolds[:cap(d.manifolds)]) // drop the references to d.points
 	return nil
 }
 
