@@ -77,17 +77,10 @@ func (e *responseEncoder) write(dst []byte, res *narrow.Result) bool {
 	b, s := appendField(b, respPairs, len(res.Pairs)*infoStride)
 	for i := range res.Pairs {
 		p := &res.Pairs[i]
-		var flags uint32
-		if p.Iterative {
-			flags |= flagIterative
-		}
-		if p.Err != nil {
-			flags |= flagFailed
-		}
 		q := b[s+i*infoStride : s+(i+1)*infoStride]
 		putU32(q[0:], uint32(len(p.Contacts)))
 		putU32(q[4:], uint32(len(p.Manifolds)))
-		putU32(q[8:], flags)
+		putU32(q[8:], pairFlags(p))
 	}
 	b, s = appendField(b, respContacts, e.nc*contactStride)
 	for i := range res.Pairs {

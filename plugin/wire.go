@@ -260,12 +260,8 @@ func encodeResponse(res *narrow.Result) *pb.DetectResponse {
 	c, m, r := out.Contacts, out.Manifolds, out.PointRefs
 	for i := range res.Pairs {
 		p := &res.Pairs[i]
-		var flags uint32
-		if p.Iterative {
-			flags |= flagIterative
-		}
+		flags := pairFlags(p)
 		if p.Err != nil {
-			flags |= flagFailed
 			out.Failures = append(out.Failures, failure(i, p.Err))
 		}
 		b := out.Pairs[i*infoStride:]
@@ -689,4 +685,16 @@ func decodeShape(d *pb.Shape) (*narrow.Shape, error) {
 		}
 	}
 	return s, nil
+}
+
+// pairFlags returns the flags word of a pair's info record.
+func pairFlags(p *narrow.PairResult) uint32 {
+	var flags uint32
+	if p.Iterative {
+		flags |= flagIterative
+	}
+	if p.Err != nil {
+		flags |= flagFailed
+	}
+	return flags
 }
