@@ -58,15 +58,20 @@ func overheadScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pai
 // with the shared-memory transport (plugin-shm) and without (plugin-grpc).
 // Both backends use their default number of workers.
 func BenchmarkPluginOverhead(b *testing.B) {
+	b.Setenv("IRTCD_PLUGIN_TEST_FAULT_FILE", "") // the plugin as shipped, without the tests' fault injection
 	for _, n := range []int{10, 1000, 10000} {
 		shapes, frames := overheadScene(b, n, 16)
-		for _, kind := range []string{"inproc", "plugin-shm", "plugin-grpc"} {
+		for _, kind := range []string{"inproc", "plugin-ring", "plugin-shm", "plugin-grpc"} {
 			b.Run(fmt.Sprintf("pairs=%d/backend=%s", n, kind), func(b *testing.B) {
 				var be narrow.Backend
 				if kind == "inproc" {
 					be = newCPU(b, narrow.Params{}, shapes)
 				} else {
-					be = newHost(b, pluginBin, narrow.Params{}, shapes, WithSharedMemory(kind == "plugin-shm"))
+					opts := []Option{WithSharedMemory(kind != "plugin-grpc")}
+					if kind == "plugin-shm" {
+						opts = append(opts, withoutRing())
+					}
+					be = newHost(b, pluginBin, narrow.Params{}, shapes, opts...)
 				}
 				var res narrow.Result
 				for _, f := range frames { // warm up: state, buffers, connection

@@ -64,6 +64,25 @@
 // region cannot be set up (no mapping, a full /dev/shm, a plugin without
 // MapShared), the steps go through Detect.
 //
+// # Doorbell
+//
+// On Linux a shared step is not even a gRPC call: it is rung. The plugin
+// answers MapShared with ring set and, from then on, waits on a futex word
+// of the region's header (the doorbell). The host writes the request, the
+// DetectSharedRequest's six fields into the header, bumps the doorbell
+// and wakes the waiter; the plugin runs the step exactly as DetectShared
+// would, writes the response length and a status into the header, bumps
+// the answer word and wakes the host. An outcome that does not fit there
+// (an error, a response too large for the region) waits in the plugin for
+// one TakeShared call, which returns what DetectShared would have. The
+// host waits on the answer in slices of a few milliseconds, checking that
+// the process is alive and the context and step timeout not expired, so a
+// plugin that dies or hangs mid-step is handled as with gRPC. A step
+// rung this way costs two futex wake-ups instead of a gRPC round trip (TLS
+// records, HTTP/2 frames, about six goroutine hand-offs across the two
+// processes) and allocates nothing on the host. gRPC stays for everything
+// else: configuration, shapes, regions, the rare outcomes above.
+//
 // The trade-off: the bulk data bypasses the connection's mutual TLS. It
 // lives in memory of the host's user, in a file of mode 0600 that is
 // unlinked at once, so it is open to the processes that could read either

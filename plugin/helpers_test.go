@@ -325,3 +325,6 @@ func testLogger(level slog.Level) (*slog.Logger, *syncBuffer) {
 
 // withRegionSize sets the initial size of the shared region.
 func withRegionSize(n int) Option { return func(c *hostConfig) { c.regionSize = n } }
+
+// withoutRing makes shared steps DetectShared calls instead of rung ones.
+func withoutRing() Option { return func(c *hostConfig) { c.noRing = true } }

@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,6 +40,7 @@ type hostConfig struct {
 	maxMsg       int
 	checksum     []byte
 	shared       bool // use the shared-memory transport where it works
+	noRing       bool // never ring steps through the region's doorbell (tests)
 	regionSize   int  // initial size of the shared region (tests)
 	responseRoom int  // if > 0, at most this room for responses in the region (tests)
 }
@@ -137,10 +139,14 @@ type Host struct {
 
 	call detectCall // the Detect call's buffers, reused step after step
 
+	sharedReq   pb.DetectSharedRequest  // a shared step's request, reused
+	sharedReply pb.DetectSharedResponse // a rung step's reply, reused
+
 	regionSize int // size the next shared region is made with
 	respHint   int // size of the last response, to size the region
 
 	shmSteps, shmInline, shmGrows int // steps through the region, of which answered inline; regions grown (tests)
+	ringSteps                     int // steps through the region rung through its doorbell (tests)
 }
 
 // process is one running plugin process.
@@ -153,7 +159,16 @@ type process struct {
 	nshapes int               // host shapes registered with it (IDs 0 to nshapes-1)
 	shm     *region           // the region shared with it, nil: steps go through gRPC
 	seq     uint64            // sequence number of the last DetectShared call
+	ring    bool              // steps are rung through shm's doorbell
+	bell    uint32            // the doorbell's last value
 }
+
+// ringSlice is the longest a host waits on a rung step's answer before
+// it checks again that the plugin process is alive and the context live.
+const ringSlice = 5 * time.Millisecond
+
+// errExited: the plugin process exited during a rung step.
+var errExited = errors.New("plugin process exited")
 
 // New starts the plugin binary at path (a name without a slash is looked
 // up in PATH) and configures its backend with p. It fails if the plugin
@@ -320,6 +335,9 @@ func (h *Host) detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Resu
 	if h.proc.shm != nil {
 		h.fitRegion(ctx, len(pairs))
 	}
+	if p := h.proc; p.shm != nil && p.ring {
+		return h.detectShared(ctx, pairs, res) // h.ring applies the step timeout
+	}
 	if h.cfg.stepTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.cfg.stepTimeout)
@@ -381,7 +399,7 @@ func (h *Host) mapRegion(ctx context.Context, p *process) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.rpc.MapShared(ctx, &pb.MapSharedRequest{Path: r.path, Size: uint64(len(r.mem))})
+	resp, err := p.rpc.MapShared(ctx, &pb.MapSharedRequest{Path: r.path, Size: uint64(len(r.mem))})
 	r.unlink()
 	if err != nil {
 		r.close()
@@ -391,6 +409,7 @@ func (h *Host) mapRegion(ctx context.Context, p *process) error {
 		p.shm.close()
 	}
 	p.shm = r
+	p.ring, p.bell = ringSupported && !h.cfg.noRing && resp.GetRing(), 0
 	return nil
 }
 
@@ -414,15 +433,24 @@ func (h *Host) detectShared(ctx context.Context, pairs []narrow.Pair, res *narro
 	}
 	p.seq++
 	putU64(mem[regionReqSeq:], p.seq)
-	reply, err := p.rpc.DetectShared(ctx, &pb.DetectSharedRequest{
-		Step: h.step, Seq: p.seq,
-		RequestOffset: regionHeader, RequestLength: uint64(len(b)),
-		ResponseOffset: uint64(min(off, len(mem))), ResponseCapacity: uint64(capacity),
-	})
+	req := &h.sharedReq
+	req.Step, req.Seq = h.step, p.seq
+	req.RequestOffset, req.RequestLength = regionHeader, uint64(len(b))
+	req.ResponseOffset, req.ResponseCapacity = uint64(min(off, len(mem))), uint64(capacity)
+	var reply *pb.DetectSharedResponse
+	var err error
+	if p.ring {
+		reply, err = h.ring(ctx, p, req)
+	} else {
+		reply, err = p.rpc.DetectShared(ctx, req)
+	}
 	if err != nil {
 		return err
 	}
 	h.shmSteps++
+	if p.ring {
+		h.ringSteps++
+	}
 	if reply.GetInline() != nil {
 		h.shmInline++
 	}
@@ -433,6 +461,64 @@ func (h *Host) detectShared(ctx context.Context, pairs []narrow.Pair, res *narro
 		return fmt.Errorf("response: %w", err)
 	}
 	return nil
+}
+
+// ring runs a shared step through the region's doorbell instead of a
+// DetectShared call: it writes req into the header, rings, and waits on
+// the answer word (in slices of ringSlice, checking that the plugin lives
+// and ctx is not done). It returns the reply DetectShared would have
+// returned, taking it with TakeShared when the answer says so.
+func (h *Host) ring(ctx context.Context, p *process, req *pb.DetectSharedRequest) (*pb.DetectSharedResponse, error) {
+	mem := p.shm.mem
+	putRung(mem, req)
+	p.bell++
+	bell, answer := word(mem, regionBell), word(mem, regionAnswer)
+	var limit time.Time // the step timeout (no context made: it would allocate)
+	if h.cfg.stepTimeout > 0 {
+		limit = time.Now().Add(h.cfg.stepTimeout)
+	}
+	bell.Store(p.bell)
+	wakeWord(bell)
+	for {
+		a := answer.Load()
+		if a == p.bell {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if p.client.Exited() {
+			return nil, errExited
+		}
+		d := ringSlice
+		if dl, ok := ctx.Deadline(); ok {
+			d = min(d, time.Until(dl))
+		}
+		if !limit.IsZero() {
+			left := time.Until(limit)
+			if left <= 0 {
+				return nil, fmt.Errorf("no answer within the step timeout of %v: %w", h.cfg.stepTimeout, context.DeadlineExceeded)
+			}
+			d = min(d, left)
+		}
+		waitWord(answer, a, max(d, 50*time.Microsecond))
+	}
+	switch st := getU32(mem[regionStatus:]); st {
+	case ringInRegion:
+		out := &h.sharedReply
+		out.Seq, out.Inline = req.Seq, nil
+		out.ResponseLength, out.ResponseSize = getU64(mem[regionRespLen:]), getU64(mem[regionRespSize:])
+		return out, nil
+	case ringTake:
+		if !limit.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, limit)
+			defer cancel()
+		}
+		return p.rpc.TakeShared(ctx, &pb.TakeSharedRequest{Seq: req.Seq})
+	default:
+		return nil, malformed("rung step answered with status %d", st)
+	}
 }
 
 // flush registers with the plugin the shapes it does not have yet, in

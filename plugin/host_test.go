@@ -53,16 +53,16 @@ func TestPluginMatchesInProcess(t *testing.T) {
 		{"iterative-hermann", narrow.Params{Method: narrow.MethodIterative, Confidence: 3, Reach: -1}},
 		{"standard-basic-ray", narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, ManifoldSize: 3}},
 	} {
-		for _, shm := range []bool{true, false} {
-			t.Run(tc.name+"/"+transportName(shm), func(t *testing.T) {
+		for _, tr := range transports {
+			t.Run(tc.name+"/"+tr.name, func(t *testing.T) {
 				nSteps := 16
 				if tc.p.Traversal == narrow.TraversalBasic {
 					nSteps = 5
 				}
 				sc := newScene(t, 1, 12, nSteps)
-				h := newHost(t, pluginBin, tc.p, sc.shapes, WithSharedMemory(shm))
+				h := newHost(t, pluginBin, tc.p, sc.shapes, tr.opts...)
 				st := lockstep(t, h, tc.p, sc, nil, nil)
-				checkTransport(t, h, shm, nSteps)
+				checkTransport(t, h, tr, nSteps)
 				t.Logf("%+v", st)
 				if st.Contacts == 0 || st.FailedPairs != 6*nSteps {
 					t.Errorf("weak scene: %d contacts, %d failed pairs", st.Contacts, st.FailedPairs)
@@ -81,26 +81,38 @@ func TestPluginMatchesInProcess(t *testing.T) {
 	}
 }
 
-func transportName(shm bool) string {
-	if shm {
-		return "shm"
-	}
-	return "grpc"
+// transport is one way the host runs steps.
+type transport struct {
+	name       string
+	opts       []Option
+	shm, rings bool // through the shared region; rung through its doorbell
 }
 
-// checkTransport checks that the host's steps went through the shared
-// region exactly when it is on and supported.
-func checkTransport(t *testing.T, h *Host, shm bool, steps int) {
+// transports: rung through the region (the default), DetectShared calls,
+// and plain gRPC messages.
+var transports = []transport{
+	{name: "ring", shm: true, rings: true},
+	{name: "shm", opts: []Option{withoutRing()}, shm: true},
+	{name: "grpc", opts: []Option{WithSharedMemory(false)}},
+}
+
+// checkTransport checks that the host's steps (those that succeeded) went
+// through the shared region, and were rung, exactly when tr says so and
+// the system supports it.
+func checkTransport(t *testing.T, h *Host, tr transport, steps int) {
 	t.Helper()
 	h.mu.Lock()
-	n := h.shmSteps
+	n, rung := h.shmSteps, h.ringSteps
 	h.mu.Unlock()
-	want := 0
-	if shm && sharedSupported {
+	want, wantRung := 0, 0
+	if tr.shm && sharedSupported {
 		want = steps
+		if tr.rings && ringSupported {
+			wantRung = steps
+		}
 	}
-	if n != want {
-		t.Errorf("%d of %d steps through shared memory, want %d", n, steps, want)
+	if n != want || rung != wantRung {
+		t.Errorf("%d of %d steps through shared memory, %d rung; want %d and %d", n, steps, rung, want, wantRung)
 	}
 }
 
@@ -147,6 +159,9 @@ func TestPluginSharedRegionTooSmall(t *testing.T) {
 	t.Logf("%d shared steps, %d inline, %d regions grown, region %d bytes", h.shmSteps, h.shmInline, h.shmGrows, h.regionSize)
 	if h.shmInline == 0 || h.shmGrows == 0 || h.shmSteps != len(sc.steps) {
 		t.Errorf("%d shared steps, %d inline, %d regions grown: want every step shared, some inline, a growth", h.shmSteps, h.shmInline, h.shmGrows)
+	}
+	if ringSupported && h.ringSteps != h.shmSteps {
+		t.Errorf("%d of %d shared steps rung: want all (inline responses taken with TakeShared)", h.ringSteps, h.shmSteps)
 	}
 	if h.restarts.Load() != 1 || h.fallback != nil {
 		t.Errorf("%d restarts, fell back %v", h.restarts.Load(), h.fallback != nil)
@@ -218,18 +233,23 @@ func TestPluginKilled(t *testing.T) {
 // TestPluginDiesMidStep: the plugin exits in the middle of a step (test-only
 // fault of cmd/irtcd-plugin); the step is retried on a new process.
 func TestPluginDiesMidStep(t *testing.T) {
-	const failAt = 5
-	p := narrow.Params{}
-	sc := newScene(t, 3, 10, 10)
-	logger, logs := testLogger(slog.LevelWarn)
-	h := newHost(t, pluginBin, p, sc.shapes, WithLogger(logger))
-	oldPID := h.PID()
-	lockstep(t, h, p, sc, map[int]bool{failAt: true}, func(s int) {
-		if s == failAt {
-			writeFault(t, "exit")
-		}
-	})
-	checkRestarted(t, h, oldPID, logs)
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			const failAt = 5
+			p := narrow.Params{}
+			sc := newScene(t, 3, 10, 10)
+			logger, logs := testLogger(slog.LevelWarn)
+			h := newHost(t, pluginBin, p, sc.shapes, append([]Option{WithLogger(logger)}, tr.opts...)...)
+			oldPID := h.PID()
+			lockstep(t, h, p, sc, map[int]bool{failAt: true}, func(s int) {
+				if s == failAt {
+					writeFault(t, "exit")
+				}
+			})
+			checkRestarted(t, h, oldPID, logs)
+			checkTransport(t, h, tr, len(sc.steps))
+		})
+	}
 }
 
 func writeFault(t *testing.T, what string) {
@@ -244,25 +264,30 @@ func writeFault(t *testing.T, what string) {
 // (test-only fault); after the step timeout the host kills it, restarts it
 // and retries the step.
 func TestPluginHangs(t *testing.T) {
-	const hangAt, timeout = 4, 2 * time.Second
-	p := narrow.Params{Method: narrow.MethodIterative}
-	sc := newScene(t, 4, 10, 8)
-	logger, logs := testLogger(slog.LevelWarn)
-	h := newHost(t, pluginBin, p, sc.shapes, WithLogger(logger), WithStepTimeout(timeout))
-	oldPID := h.PID()
-	var t0 time.Time
-	lockstep(t, h, p, sc, map[int]bool{hangAt: true}, func(s int) {
-		switch s {
-		case hangAt:
-			writeFault(t, "hang")
-			t0 = time.Now()
-		case hangAt + 1:
-			if d := time.Since(t0); d < timeout {
-				t.Errorf("the hung step took %v, less than the timeout", d)
-			}
-		}
-	})
-	checkRestarted(t, h, oldPID, logs)
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			const hangAt, timeout = 4, 2 * time.Second
+			p := narrow.Params{Method: narrow.MethodIterative}
+			sc := newScene(t, 4, 10, 8)
+			logger, logs := testLogger(slog.LevelWarn)
+			h := newHost(t, pluginBin, p, sc.shapes, append([]Option{WithLogger(logger), WithStepTimeout(timeout)}, tr.opts...)...)
+			oldPID := h.PID()
+			var t0 time.Time
+			lockstep(t, h, p, sc, map[int]bool{hangAt: true}, func(s int) {
+				switch s {
+				case hangAt:
+					writeFault(t, "hang")
+					t0 = time.Now()
+				case hangAt + 1:
+					if d := time.Since(t0); d < timeout || d > timeout+5*time.Second {
+						t.Errorf("the hung step took %v, want a little over the %v timeout", d, timeout)
+					}
+				}
+			})
+			checkRestarted(t, h, oldPID, logs)
+			checkTransport(t, h, tr, len(sc.steps))
+		})
+	}
 }
 
 // TestPluginContextDeadline: when the caller's context expires while the

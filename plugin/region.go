@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/irtcd/irtcd/plugin/pb"
 )
 
 // The shared-memory transport (see doc.go): a file the host creates,
@@ -13,9 +17,15 @@ import (
 // pb/irtcd.proto.
 const (
 	regionMagic     = "IRTCDSHM"
-	regionHeader    = 64
+	regionHeader    = 128
 	regionReqSeq    = 8  // offset of the request's sequence number
 	regionRespSeq   = 16 // offset of the response's sequence number
+	regionBell      = 24 // offset of the doorbell (uint32 futex word, host)
+	regionAnswer    = 28 // offset of the answer (uint32 futex word, plugin)
+	regionStatus    = 32 // offset of the answer's status (uint32)
+	regionRespLen   = 40 // offset of the answer's response length
+	regionRespSize  = 48 // offset of the answer's response size
+	regionRung      = 64 // offset of the rung step's six uint64 fields
 	regionMinSize   = 1 << 20
 	regionAlign     = 64
 	regionPageAlign = 64 << 10
@@ -110,6 +120,38 @@ func openRegion(path string, size uint64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not an irtcd shared region", path)
 	}
 	return mem, nil
+}
+
+// Statuses of a rung step's answer.
+const (
+	ringInRegion = 0 // the response is in the region
+	ringTake     = 1 // take the outcome with TakeShared
+)
+
+// word returns the 32-bit word of the region mem at off (a multiple of 4)
+// for atomic access and futex waits.
+func word(mem []byte, off int) *atomic.Uint32 {
+	_ = mem[off+3]
+	return (*atomic.Uint32)(unsafe.Pointer(&mem[off]))
+}
+
+// putRung writes a rung step's DetectSharedRequest into the header.
+func putRung(mem []byte, r *pb.DetectSharedRequest) {
+	b := mem[regionRung : regionRung+48]
+	putU64(b[0:], r.Step)
+	putU64(b[8:], r.Seq)
+	putU64(b[16:], r.RequestOffset)
+	putU64(b[24:], r.RequestLength)
+	putU64(b[32:], r.ResponseOffset)
+	putU64(b[40:], r.ResponseCapacity)
+}
+
+// getRung reads a rung step's DetectSharedRequest from the header.
+func getRung(mem []byte, r *pb.DetectSharedRequest) {
+	b := mem[regionRung : regionRung+48]
+	r.Step, r.Seq = getU64(b[0:]), getU64(b[8:])
+	r.RequestOffset, r.RequestLength = getU64(b[16:]), getU64(b[24:])
+	r.ResponseOffset, r.ResponseCapacity = getU64(b[32:]), getU64(b[40:])
 }
 
 func getU64(b []byte) uint64    { return binary.LittleEndian.Uint64(b) }

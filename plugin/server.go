@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
@@ -23,8 +25,9 @@ import (
 
 // ProtocolVersion is the version of the plugin protocol (the messages of
 // pb/irtcd.proto and their packed layouts). Host and plugin must agree on
-// it in go-plugin's handshake.
-const ProtocolVersion = 1
+// it in go-plugin's handshake. Version 2 added the shared region's
+// doorbell (a 128-byte header) and TakeShared.
+const ProtocolVersion = 2
 
 // Handshake is the go-plugin handshake of irtcd narrow-phase plugins: the
 // protocol version and the magic cookie. A plugin binary started by hand,
@@ -32,7 +35,7 @@ const ProtocolVersion = 1
 var Handshake = goplugin.HandshakeConfig{
 	ProtocolVersion:  ProtocolVersion,
 	MagicCookieKey:   "IRTCD_NARROW_PLUGIN",
-	MagicCookieValue: "a4c1d3e0-irtcd-narrow-phase-v1",
+	MagicCookieValue: "a4c1d3e0-irtcd-narrow-phase-v1", // the cookie names the plugin kind, not the version
 }
 
 // pluginName is the name the narrow phase is dispensed under.
@@ -99,7 +102,30 @@ type Server struct {
 	shmMapped bool             // shm is a mapping (not a test's slice)
 	shmReq    pb.DetectRequest // scratch of DetectShared: the request, read in place
 	enc       responseEncoder  // scratch of DetectShared: the response's encoder
+
+	ring     *ringWaiter             // the goroutine answering shm's doorbell, nil when none
+	ringReq  pb.DetectSharedRequest  // scratch of a rung step: its request
+	ringResp pb.DetectSharedResponse // scratch of a rung step: its reply
+	pending  *takeable               // the outcome of the last rung step, until taken
 }
+
+// ringWaiter is the goroutine that waits on a region's doorbell. Once
+// stopped it unmaps the region itself, when it no longer touches it.
+type ringWaiter struct {
+	mem  []byte
+	stop atomic.Bool
+}
+
+// takeable is the outcome of a rung step for TakeShared.
+type takeable struct {
+	seq  uint64
+	resp *pb.DetectSharedResponse
+	err  error
+}
+
+// ringPoll bounds a wait on the doorbell, so that a waiter that missed its
+// stop (it cannot: stopping rings the bell) would still notice it.
+const ringPoll = time.Second
 
 // NewServer returns a server whose backend f makes (at the first
 // Configure), logging to log (nil: slog.Default()).
@@ -219,8 +245,9 @@ func (s *Server) run(ctx context.Context, req *pb.DetectRequest) error {
 }
 
 // MapShared maps the shared region at req.Path for DetectShared, in place
-// of the one mapped before. A region that cannot be mapped gets
-// FailedPrecondition (the host then uses Detect).
+// of the one mapped before, and (on Linux) starts waiting on its doorbell.
+// A region that cannot be mapped gets FailedPrecondition (the host then
+// uses Detect).
 func (s *Server) MapShared(_ context.Context, req *pb.MapSharedRequest) (*pb.MapSharedResponse, error) {
 	mem, err := openRegion(req.GetPath(), req.GetSize())
 	if err != nil {
@@ -230,15 +257,93 @@ func (s *Server) MapShared(_ context.Context, req *pb.MapSharedRequest) (*pb.Map
 	defer s.mu.Unlock()
 	s.unmapShared()
 	s.shm, s.shmMapped = mem, true
-	return &pb.MapSharedResponse{}, nil
+	if !ringSupported {
+		return &pb.MapSharedResponse{}, nil
+	}
+	s.ring = &ringWaiter{mem: mem}
+	go s.answerRing(s.ring)
+	return &pb.MapSharedResponse{Ring: true}, nil
 }
 
-// unmapShared unmaps the shared region; s.mu is held.
+// unmapShared unmaps the shared region, or has its doorbell's waiter unmap
+// it; s.mu is held.
 func (s *Server) unmapShared() {
-	if s.shm != nil && s.shmMapped {
+	switch {
+	case s.ring != nil:
+		// Stop the waiter: ring its bell (the host no longer uses this
+		// region) so that a wait in progress ends at once.
+		w := s.ring
+		w.stop.Store(true)
+		word(w.mem, regionBell).Add(1)
+		wakeWord(word(w.mem, regionBell))
+		s.ring = nil
+	case s.shm != nil && s.shmMapped:
 		unmap(s.shm)
 	}
-	s.shm, s.shmMapped = nil, false
+	s.shm, s.shmMapped, s.pending = nil, false, nil
+}
+
+// answerRing waits on w's doorbell and answers each step rung, until
+// stopped; then it unmaps the region.
+func (s *Server) answerRing(w *ringWaiter) {
+	defer unmap(w.mem)
+	bell := word(w.mem, regionBell)
+	seen := bell.Load()
+	for !w.stop.Load() {
+		v := bell.Load()
+		if v == seen {
+			waitWord(bell, v, ringPoll)
+			continue
+		}
+		seen = v
+		s.answerStep(w, v)
+	}
+}
+
+// answerStep runs the step rung with doorbell value v exactly as a
+// DetectShared call with the header's fields would, writes the answer's
+// fields and then the answer word, and wakes the host. An outcome that
+// does not fit in the header (an error, an inline response) waits for
+// TakeShared.
+func (s *Server) answerStep(w *ringWaiter, v uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w.stop.Load() {
+		return
+	}
+	mem := w.mem
+	req, out := &s.ringReq, &s.ringResp
+	getRung(mem, req)
+	err := s.detectShared(context.Background(), req, out)
+	st := uint32(ringInRegion)
+	s.pending = nil
+	if err != nil || out.Inline != nil {
+		st = ringTake
+		s.pending = &takeable{seq: req.Seq, err: err}
+		if err == nil {
+			s.pending.resp = &pb.DetectSharedResponse{Seq: out.Seq, ResponseLength: out.ResponseLength, Inline: out.Inline, ResponseSize: out.ResponseSize}
+		}
+		out.Inline = nil
+	}
+	putU32(mem[regionStatus:], st)
+	putU64(mem[regionRespLen:], out.ResponseLength)
+	putU64(mem[regionRespSize:], out.ResponseSize)
+	word(mem, regionAnswer).Store(v)
+	wakeWord(word(mem, regionAnswer))
+}
+
+// TakeShared returns the outcome of the last step rung through the
+// doorbell when its answer said to take it: what DetectShared would have
+// returned. It can be taken once.
+func (s *Server) TakeShared(_ context.Context, req *pb.TakeSharedRequest) (*pb.DetectSharedResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.pending
+	if t == nil || t.seq != req.GetSeq() {
+		return nil, status.Errorf(codes.FailedPrecondition, "take shared: no outcome of step %d to take", req.GetSeq())
+	}
+	s.pending = nil
+	return t.resp, t.err
 }
 
 // DetectShared runs one step whose request is in the shared region (see
@@ -249,29 +354,38 @@ func (s *Server) unmapShared() {
 func (s *Server) DetectShared(ctx context.Context, req *pb.DetectSharedRequest) (*pb.DetectSharedResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	out := &pb.DetectSharedResponse{}
+	if err := s.detectShared(ctx, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// detectShared is DetectShared into out (every field set); s.mu is held.
+func (s *Server) detectShared(ctx context.Context, req *pb.DetectSharedRequest, out *pb.DetectSharedResponse) error {
+	out.Seq, out.ResponseLength, out.ResponseSize, out.Inline = req.GetSeq(), 0, 0, nil
 	if s.shm == nil {
-		return nil, status.Error(codes.FailedPrecondition, "detect shared: no shared region mapped")
+		return status.Error(codes.FailedPrecondition, "detect shared: no shared region mapped")
 	}
 	msg := &s.shmReq
 	off, capacity, err := readShared(s.shm, req, msg)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "detect shared: %v", err)
+		return status.Errorf(codes.InvalidArgument, "detect shared: %v", err)
 	}
 	err = s.run(ctx, msg)
 	msg.Pairs, msg.Poses = nil, nil // views of the region
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := &pb.DetectSharedResponse{Seq: req.GetSeq()}
 	size := s.enc.size(&s.res)
 	out.ResponseSize = uint64(size)
 	if size <= capacity && s.enc.write(s.shm[off:off+size:off+size], &s.res) {
 		putU64(s.shm[regionRespSeq:], req.GetSeq())
 		out.ResponseLength = uint64(size)
-		return out, nil
+		return nil
 	}
 	out.Inline = encodeResponse(&s.res)
-	return out, nil
+	return nil
 }
 
 // readShared checks a DetectShared request against the region mem and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -84,7 +85,8 @@ func TestServerSharedMalformed(t *testing.T) {
 	if err := d.decode(want, pairs, &ref); err != nil {
 		t.Fatal(err)
 	}
-	for _, room := range []int{64 << 10, 1 << 10} {
+	const small = regionHeader + 1<<10 // room for the request, not the response
+	for _, room := range []int{64 << 10, small} {
 		mem, req := sharedRequest(pairs, 9, room)
 		// A fresh server, as srv's Detect above was its first step.
 		srv2, _ := configuredServer(t)
@@ -94,7 +96,7 @@ func TestServerSharedMalformed(t *testing.T) {
 		if err != nil {
 			t.Fatalf("room %d: %v", room, err)
 		}
-		if inline := reply.GetInline() != nil; inline != (room == 1<<10) {
+		if inline := reply.GetInline() != nil; inline != (room == small) {
 			t.Errorf("room %d: inline %v", room, inline)
 		}
 		var got narrow.Result
@@ -238,5 +240,141 @@ func TestRegionFile(t *testing.T) {
 	putU64(r.mem[100:], 42)
 	if getU64(mem[100:]) != 42 {
 		t.Error("the mappings do not share memory")
+	}
+}
+
+// ringHost plays the host's side of the doorbell on a region mapped by a
+// server under test.
+type ringHost struct {
+	t    *testing.T
+	mem  []byte
+	bell uint32
+}
+
+// step writes the request for pairs under sequence number seq, lets
+// breakIt spoil its header fields, rings, and waits for the answer's
+// status and response length.
+func (h *ringHost) step(pairs []narrow.Pair, seq uint64, breakIt func(*pb.DetectSharedRequest)) (*pb.DetectSharedRequest, uint32, uint64) {
+	h.t.Helper()
+	img, req := sharedRequest(pairs, seq, len(h.mem))
+	copy(h.mem[regionHeader:], img[regionHeader:])
+	putU64(h.mem[regionReqSeq:], seq)
+	if breakIt != nil {
+		breakIt(req)
+	}
+	putRung(h.mem, req)
+	h.bell++
+	word(h.mem, regionBell).Store(h.bell)
+	wakeWord(word(h.mem, regionBell))
+	if !h.answered(10 * time.Second) {
+		h.t.Fatalf("step %d: no answer", seq)
+	}
+	return req, getU32(h.mem[regionStatus:]), getU64(h.mem[regionRespLen:])
+}
+
+// answered waits at most d for the answer to the last ring.
+func (h *ringHost) answered(d time.Duration) bool {
+	answer := word(h.mem, regionAnswer)
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		a := answer.Load()
+		if a == h.bell {
+			return true
+		}
+		waitWord(answer, a, time.Millisecond)
+	}
+	return false
+}
+
+// TestServerRing: steps rung through a mapped region's doorbell are
+// answered as DetectShared calls: in the region, or through TakeShared
+// (once) when the outcome is an error or a response too large for the
+// room; a bad rung request leaves the server serving; mapping a new region
+// stops the old one's waiter.
+func TestServerRing(t *testing.T) {
+	if !ringSupported {
+		t.Skip("no doorbell on this system")
+	}
+	srv, sc := configuredServer(t)
+	defer srv.Close()
+	ref, _ := configuredServer(t) // the same steps through Detect
+	defer ref.Close()
+	ctx := context.Background()
+	mapRegion := func() *region {
+		r, err := newRegion(256 << 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.close)
+		resp, err := srv.MapShared(ctx, &pb.MapSharedRequest{Path: r.path, Size: uint64(len(r.mem))})
+		r.unlink()
+		if err != nil || !resp.GetRing() {
+			t.Fatalf("map shared: ring %v, %v", resp.GetRing(), err)
+		}
+		return r
+	}
+	h := &ringHost{t: t, mem: mapRegion().mem}
+	check := func(k int, req *pb.DetectSharedRequest, reply *pb.DetectSharedResponse) {
+		t.Helper()
+		want, err := ref.Detect(ctx, request(sc.steps[k]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantRes, got narrow.Result
+		var d decoder
+		if err := d.decode(want, sc.steps[k], &wantRes); err != nil {
+			t.Fatal(err)
+		}
+		c := detectCall{pairs: sc.steps[k], res: &got}
+		if err := c.decodeShared(h.mem, req.Seq, int(req.ResponseOffset), int(req.ResponseCapacity), reply); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+		if diff := diffResults(&got, &wantRes); diff != "" {
+			t.Errorf("step %d: %s", k, diff)
+		}
+	}
+
+	// A bad request: its error is taken, once.
+	_, st, _ := h.step(sc.steps[0], 1, func(r *pb.DetectSharedRequest) { r.Seq++ })
+	if st != ringTake {
+		t.Fatalf("bad request: status %d", st)
+	}
+	if _, err := srv.TakeShared(ctx, &pb.TakeSharedRequest{Seq: 2}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("bad request's outcome: %v", err)
+	}
+	if _, err := srv.TakeShared(ctx, &pb.TakeSharedRequest{Seq: 2}); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("outcome taken twice: %v", err)
+	}
+
+	// Answered in the region.
+	req, st, n := h.step(sc.steps[0], 3, nil)
+	if st != ringInRegion || n == 0 {
+		t.Fatalf("status %d, %d bytes", st, n)
+	}
+	check(0, req, &pb.DetectSharedResponse{Seq: 3, ResponseLength: n})
+
+	// No room: the response is taken inline.
+	req, st, _ = h.step(sc.steps[1], 4, func(r *pb.DetectSharedRequest) { r.ResponseCapacity = 16 })
+	if st != ringTake {
+		t.Fatalf("no room: status %d", st)
+	}
+	reply, err := srv.TakeShared(ctx, &pb.TakeSharedRequest{Seq: 4})
+	if err != nil || reply.GetInline() == nil {
+		t.Fatalf("no room: inline %v, %v", reply.GetInline() != nil, err)
+	}
+	check(1, req, reply)
+
+	// A new region: the old one's bell goes unanswered, the new one's not.
+	old := h.mem
+	h.mem, h.bell = mapRegion().mem, 0
+	req, st, n = h.step(sc.steps[2], 5, nil)
+	if st != ringInRegion {
+		t.Fatalf("new region: status %d", st)
+	}
+	check(2, req, &pb.DetectSharedResponse{Seq: 5, ResponseLength: n})
+	stale := &ringHost{t: t, mem: old, bell: word(old, regionBell).Load() + 1}
+	word(old, regionBell).Store(stale.bell)
+	wakeWord(word(old, regionBell))
+	if stale.answered(100 * time.Millisecond) {
+		t.Error("the old region's doorbell is still answered")
 	}
 }

@@ -868,10 +868,28 @@ func (x *DetectResponse) GetFailures() []*PairFailure {
 
 // The shared region is a file the host created (mode 0600, in /dev/shm or
 // the temporary directory) and unlinks once the plugin has mapped it. Its
-// first 64 bytes are a header: the magic "IRTCDSHM" (8 bytes), then the
-// sequence number of the request in the region (uint64, written by the
-// host), then that of the response in the region (uint64, written by the
-// plugin). Every offset and length below is checked against the mapping.
+// first 128 bytes are a header, all little endian:
+//
+//	0   magic "IRTCDSHM" (8 bytes)
+//	8   uint64 sequence number of the request in the region (host)
+//	16  uint64 sequence number of the response in the region (plugin)
+//	24  uint32 doorbell: low 32 bits of the last step rung (host)
+//	28  uint32 answer: low 32 bits of the last step answered (plugin)
+//	32  uint32 status of that answer: 0 the response is in the region,
+//	    1 take the outcome with TakeShared (plugin)
+//	40  uint64 response_length of the answer (plugin)
+//	48  uint64 response_size of the answer (plugin)
+//	64  the rung step's DetectSharedRequest as six uint64 in field order:
+//	    step, seq, request_offset, request_length, response_offset,
+//	    response_capacity (host)
+//
+// The doorbell and the answer are Linux futex words. A step is either a
+// DetectSharedRequest sent through gRPC, or, when the plugin said ring in
+// MapSharedResponse, rung: the host writes the request and the header's
+// fields, then the doorbell, and wakes the plugin's waiter; the plugin
+// runs the step exactly as DetectShared would, writes the answer's fields,
+// then the answer word, and wakes the host. gRPC stays for everything
+// else. Every offset and length is checked against the mapping.
 type MapSharedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
@@ -926,7 +944,9 @@ func (x *MapSharedRequest) GetSize() uint64 {
 }
 
 type MapSharedResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The plugin waits on the region's doorbell: steps may be rung.
+	Ring          bool `protobuf:"varint,1,opt,name=ring,proto3" json:"ring,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -961,6 +981,58 @@ func (*MapSharedResponse) Descriptor() ([]byte, []int) {
 	return file_irtcd_proto_rawDescGZIP(), []int{12}
 }
 
+func (x *MapSharedResponse) GetRing() bool {
+	if x != nil {
+		return x.Ring
+	}
+	return false
+}
+
+type TakeSharedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sequence number of the rung step.
+	Seq           uint64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TakeSharedRequest) Reset() {
+	*x = TakeSharedRequest{}
+	mi := &file_irtcd_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TakeSharedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TakeSharedRequest) ProtoMessage() {}
+
+func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TakeSharedRequest.ProtoReflect.Descriptor instead.
+func (*TakeSharedRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *TakeSharedRequest) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 type DetectSharedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The host's step counter (for logs only).
@@ -980,7 +1052,7 @@ type DetectSharedRequest struct {
 
 func (x *DetectSharedRequest) Reset() {
 	*x = DetectSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -992,7 +1064,7 @@ func (x *DetectSharedRequest) String() string {
 func (*DetectSharedRequest) ProtoMessage() {}
 
 func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1005,7 +1077,7 @@ func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedRequest.ProtoReflect.Descriptor instead.
 func (*DetectSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{13}
+	return file_irtcd_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DetectSharedRequest) GetStep() uint64 {
@@ -1069,7 +1141,7 @@ type DetectSharedResponse struct {
 
 func (x *DetectSharedResponse) Reset() {
 	*x = DetectSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1153,7 @@ func (x *DetectSharedResponse) String() string {
 func (*DetectSharedResponse) ProtoMessage() {}
 
 func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1166,7 @@ func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedResponse.ProtoReflect.Descriptor instead.
 func (*DetectSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{14}
+	return file_irtcd_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DetectSharedResponse) GetSeq() uint64 {
@@ -1200,8 +1272,11 @@ const file_irtcd_proto_rawDesc = "" +
 	"\bfailures\x18\x06 \x03(\v2\x1c.irtcd.plugin.v1.PairFailureR\bfailures\":\n" +
 	"\x10MapSharedRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
-	"\x04size\x18\x02 \x01(\x04R\x04size\"\x13\n" +
-	"\x11MapSharedResponse\"\xdf\x01\n" +
+	"\x04size\x18\x02 \x01(\x04R\x04size\"'\n" +
+	"\x11MapSharedResponse\x12\x12\n" +
+	"\x04ring\x18\x01 \x01(\bR\x04ring\"%\n" +
+	"\x11TakeSharedRequest\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x04R\x03seq\"\xdf\x01\n" +
 	"\x13DetectSharedRequest\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12%\n" +
@@ -1213,13 +1288,15 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12'\n" +
 	"\x0fresponse_length\x18\x02 \x01(\x04R\x0eresponseLength\x127\n" +
 	"\x06inline\x18\x03 \x01(\v2\x1f.irtcd.plugin.v1.DetectResponseR\x06inline\x12#\n" +
-	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\xbb\x03\n" +
+	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\x94\x04\n" +
 	"\x06Narrow\x12R\n" +
 	"\tConfigure\x12!.irtcd.plugin.v1.ConfigureRequest\x1a\".irtcd.plugin.v1.ConfigureResponse\x12a\n" +
 	"\x0eRegisterShapes\x12&.irtcd.plugin.v1.RegisterShapesRequest\x1a'.irtcd.plugin.v1.RegisterShapesResponse\x12I\n" +
 	"\x06Detect\x12\x1e.irtcd.plugin.v1.DetectRequest\x1a\x1f.irtcd.plugin.v1.DetectResponse\x12R\n" +
 	"\tMapShared\x12!.irtcd.plugin.v1.MapSharedRequest\x1a\".irtcd.plugin.v1.MapSharedResponse\x12[\n" +
-	"\fDetectShared\x12$.irtcd.plugin.v1.DetectSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponseB\"Z github.com/irtcd/irtcd/plugin/pbb\x06proto3"
+	"\fDetectShared\x12$.irtcd.plugin.v1.DetectSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponse\x12W\n" +
+	"\n" +
+	"TakeShared\x12\".irtcd.plugin.v1.TakeSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponseB\"Z github.com/irtcd/irtcd/plugin/pbb\x06proto3"
 
 var (
 	file_irtcd_proto_rawDescOnce sync.Once
@@ -1233,7 +1310,7 @@ func file_irtcd_proto_rawDescGZIP() []byte {
 	return file_irtcd_proto_rawDescData
 }
 
-var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_irtcd_proto_goTypes = []any{
 	(*Params)(nil),                 // 0: irtcd.plugin.v1.Params
 	(*ConfigureRequest)(nil),       // 1: irtcd.plugin.v1.ConfigureRequest
@@ -1248,8 +1325,9 @@ var file_irtcd_proto_goTypes = []any{
 	(*DetectResponse)(nil),         // 10: irtcd.plugin.v1.DetectResponse
 	(*MapSharedRequest)(nil),       // 11: irtcd.plugin.v1.MapSharedRequest
 	(*MapSharedResponse)(nil),      // 12: irtcd.plugin.v1.MapSharedResponse
-	(*DetectSharedRequest)(nil),    // 13: irtcd.plugin.v1.DetectSharedRequest
-	(*DetectSharedResponse)(nil),   // 14: irtcd.plugin.v1.DetectSharedResponse
+	(*TakeSharedRequest)(nil),      // 13: irtcd.plugin.v1.TakeSharedRequest
+	(*DetectSharedRequest)(nil),    // 14: irtcd.plugin.v1.DetectSharedRequest
+	(*DetectSharedResponse)(nil),   // 15: irtcd.plugin.v1.DetectSharedResponse
 }
 var file_irtcd_proto_depIdxs = []int32{
 	0,  // 0: irtcd.plugin.v1.ConfigureRequest.params:type_name -> irtcd.plugin.v1.Params
@@ -1262,14 +1340,16 @@ var file_irtcd_proto_depIdxs = []int32{
 	5,  // 7: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
 	7,  // 8: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
 	11, // 9: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
-	13, // 10: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
-	2,  // 11: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
-	6,  // 12: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
-	10, // 13: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
-	12, // 14: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
-	14, // 15: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	11, // [11:16] is the sub-list for method output_type
-	6,  // [6:11] is the sub-list for method input_type
+	14, // 10: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
+	13, // 11: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
+	2,  // 12: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
+	6,  // 13: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
+	10, // 14: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
+	12, // 15: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
+	15, // 16: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	15, // 17: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	12, // [12:18] is the sub-list for method output_type
+	6,  // [6:12] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1286,7 +1366,7 @@ func file_irtcd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_irtcd_proto_rawDesc), len(file_irtcd_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

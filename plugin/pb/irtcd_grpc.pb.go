@@ -35,6 +35,7 @@ const (
 	Narrow_Detect_FullMethodName         = "/irtcd.plugin.v1.Narrow/Detect"
 	Narrow_MapShared_FullMethodName      = "/irtcd.plugin.v1.Narrow/MapShared"
 	Narrow_DetectShared_FullMethodName   = "/irtcd.plugin.v1.Narrow/DetectShared"
+	Narrow_TakeShared_FullMethodName     = "/irtcd.plugin.v1.Narrow/TakeShared"
 )
 
 // NarrowClient is the client API for Narrow service.
@@ -58,6 +59,11 @@ type NarrowClient interface {
 	// encoding, is in the shared region; the response's encoding is written
 	// to the region too, or returned inline when it does not fit.
 	DetectShared(ctx context.Context, in *DetectSharedRequest, opts ...grpc.CallOption) (*DetectSharedResponse, error)
+	// TakeShared returns the outcome of a step rung through the shared
+	// region's doorbell (see MapSharedResponse.ring) whose reply did not fit
+	// in the region's header: a response too large for the region, or an
+	// error. It answers exactly what DetectShared would have.
+	TakeShared(ctx context.Context, in *TakeSharedRequest, opts ...grpc.CallOption) (*DetectSharedResponse, error)
 }
 
 type narrowClient struct {
@@ -113,6 +119,15 @@ func (c *narrowClient) DetectShared(ctx context.Context, in *DetectSharedRequest
 	return out, nil
 }
 
+func (c *narrowClient) TakeShared(ctx context.Context, in *TakeSharedRequest, opts ...grpc.CallOption) (*DetectSharedResponse, error) {
+	out := new(DetectSharedResponse)
+	err := c.cc.Invoke(ctx, Narrow_TakeShared_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NarrowServer is the server API for Narrow service.
 // All implementations must embed UnimplementedNarrowServer
 // for forward compatibility
@@ -134,6 +149,11 @@ type NarrowServer interface {
 	// encoding, is in the shared region; the response's encoding is written
 	// to the region too, or returned inline when it does not fit.
 	DetectShared(context.Context, *DetectSharedRequest) (*DetectSharedResponse, error)
+	// TakeShared returns the outcome of a step rung through the shared
+	// region's doorbell (see MapSharedResponse.ring) whose reply did not fit
+	// in the region's header: a response too large for the region, or an
+	// error. It answers exactly what DetectShared would have.
+	TakeShared(context.Context, *TakeSharedRequest) (*DetectSharedResponse, error)
 	mustEmbedUnimplementedNarrowServer()
 }
 
@@ -155,6 +175,9 @@ func (UnimplementedNarrowServer) MapShared(context.Context, *MapSharedRequest) (
 }
 func (UnimplementedNarrowServer) DetectShared(context.Context, *DetectSharedRequest) (*DetectSharedResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method DetectShared not implemented")
+}
+func (UnimplementedNarrowServer) TakeShared(context.Context, *TakeSharedRequest) (*DetectSharedResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TakeShared not implemented")
 }
 func (UnimplementedNarrowServer) mustEmbedUnimplementedNarrowServer() {}
 
@@ -259,6 +282,24 @@ func _Narrow_DetectShared_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Narrow_TakeShared_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TakeSharedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).TakeShared(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_TakeShared_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).TakeShared(ctx, req.(*TakeSharedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Narrow_ServiceDesc is the grpc.ServiceDesc for Narrow service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -285,6 +326,10 @@ var Narrow_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DetectShared",
 			Handler:    _Narrow_DetectShared_Handler,
+		},
+		{
+			MethodName: "TakeShared",
+			Handler:    _Narrow_TakeShared_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
