@@ -152,6 +152,33 @@ func (r *Result) Reset() {
 	r.manifolds = r.manifolds[:0]
 }
 
+// Alloc readies r for a batch whose output sizes are known in advance (a
+// decoder of a backend's packed output, for example): it resets r, sets
+// r.Pairs to n zero PairResults, and returns r's storage for nc contacts,
+// nm manifolds and np manifold points. Their contents are unspecified:
+// the caller fills every element, and slices them into
+// r.Pairs[i].Contacts, r.Pairs[i].Manifolds and the manifolds' Points
+// (with full slice expressions, s[i:j:j], as Append does). It allocates
+// only when r's storage is too small; the slices stay valid until the
+// next Reset or Alloc.
+func (r *Result) Alloc(n, nc, nm, np int) (contacts []Contact, manifolds []Manifold, points []Contact) {
+	r.Reset() // also leaves every PairResult of r.Pairs' array zero
+	r.Pairs = resize(r.Pairs, n)
+	r.contacts = resize(r.contacts, nc)
+	r.manifolds = resize(r.manifolds, nm)
+	r.points = resize(r.points, np)
+	return r.contacts, r.manifolds, r.points
+}
+
+// resize returns s with length n, reusing its array when it is large
+// enough (a new array is zero).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
 // Append adds one pair's outcome, copying its contacts and manifolds into
 // r's storage. Slices handed out earlier stay valid (they keep the array
 // they were made from) until the next Reset.

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/plugin/pb"
 )
 
 // overheadScene returns frames of n cheap pairs: unit boxes (12
@@ -105,7 +106,20 @@ func BenchmarkWire(b *testing.B) {
 	b.Run("plugin/decodeRequest", func(b *testing.B) {
 		var dst []narrow.Pair
 		for i := 0; i < b.N; i++ {
-			dst, _ = decodeRequest(req, dst)
+			_, dst, _ = decodeRequest(req, dst)
+		}
+	})
+	hostReq := &pb.DetectRequest{}
+	c := detectCall{pairs: frames[0]}
+	if err := unmarshalRequest(c.appendRequest(nil), hostReq); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("plugin/decodeRecords-copy", func(b *testing.B) {
+		recs := append([]byte{0}, hostReq.Records...)[1:] // unaligned: copied out
+		r := &pb.DetectRequest{NumPairs: hostReq.NumPairs, Records: recs}
+		var dst []narrow.Pair
+		for i := 0; i < b.N; i++ {
+			_, dst, _ = decodeRequest(r, dst)
 		}
 	})
 	b.Run("host/encodeRequest", func(b *testing.B) {

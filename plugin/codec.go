@@ -67,6 +67,7 @@ const (
 	reqNumPairs protowire.Number = 2
 	reqPairs    protowire.Number = 3
 	reqPoses    protowire.Number = 4
+	reqRecords  protowire.Number = 5
 )
 
 // marshal returns the protobuf encoding of the DetectRequest for c.pairs,
@@ -77,25 +78,34 @@ func (c *detectCall) marshal() []byte {
 }
 
 // appendRequest appends the protobuf encoding of the DetectRequest for
-// c.pairs to b (in place when b has room for requestSize bytes).
+// c.pairs to b (in place when b has room for requestSize bytes): the
+// records first, then the step and the count.
 func (c *detectCall) appendRequest(b []byte) []byte {
 	n := len(c.pairs)
-	b = slices.Grow(b, 32+n*(pairStride+poseStride))
+	b = slices.Grow(b, 32+n*recordStride)
+	if n > 0 {
+		b = protowire.AppendTag(b, reqRecords, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(n*recordStride))
+		r0 := len(b)
+		b = b[:r0+n*recordStride]
+		packRecords(b[r0:], c.pairs)
+	}
 	b = protowire.AppendTag(b, reqStep, protowire.VarintType)
 	b = protowire.AppendVarint(b, c.step)
 	b = protowire.AppendTag(b, reqNumPairs, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(n))
-	b = protowire.AppendTag(b, reqPairs, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(n*pairStride))
-	p0 := len(b)
-	b = slices.Grow(b, n*pairStride)[:p0+n*pairStride]
-	packPairs(b[p0:], c.pairs)
-	b = protowire.AppendTag(b, reqPoses, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(n*poseStride))
-	q0 := len(b)
-	b = slices.Grow(b, n*poseStride)[:q0+n*poseStride]
-	packPoses(b[q0:], c.pairs)
 	return b
+}
+
+// recordsPad returns how many bytes to leave before a request of n pairs
+// written at an 8-byte boundary so that its records start at one too (and
+// the plugin can read them in place).
+func recordsPad(n int) int {
+	if n == 0 {
+		return 0
+	}
+	head := protowire.SizeTag(reqRecords) + protowire.SizeVarint(uint64(n*recordStride))
+	return (8 - head%8) % 8
 }
 
 // decodeShared decodes the reply to a DetectShared call of sequence number
@@ -256,16 +266,19 @@ func unmarshalRequest(data []byte, m *pb.DetectRequest) error {
 			} else {
 				m.NumPairs = uint32(v)
 			}
-		case (num == reqPairs || num == reqPoses) && typ == protowire.BytesType:
+		case (num == reqPairs || num == reqPoses || num == reqRecords) && typ == protowire.BytesType:
 			v, n := protowire.ConsumeBytes(data)
 			if n < 0 {
 				return protowire.ParseError(n)
 			}
 			data = data[n:]
-			if num == reqPairs {
+			switch num {
+			case reqPairs:
 				m.Pairs = v
-			} else {
+			case reqPoses:
 				m.Poses = v
+			default:
+				m.Records = v
 			}
 		default:
 			n := protowire.ConsumeFieldValue(num, typ, data)

@@ -30,6 +30,10 @@ func FuzzDecodeRequest(f *testing.F) {
 	}
 	f.Add(marshal(f, request(sc.steps[0][:1])))
 	f.Add(marshal(f, request(nil)))
+	for _, pairs := range sc.steps { // as the host sends them: records
+		c := detectCall{step: 3, pairs: pairs}
+		f.Add(c.appendRequest(nil))
+	}
 
 	srv := NewServer(CPUFactory, discard)
 	defer srv.Close()
@@ -52,10 +56,10 @@ func FuzzDecodeRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if req.Step != std.Step || req.NumPairs != std.NumPairs || !bytes.Equal(req.Pairs, std.Pairs) || !bytes.Equal(req.Poses, std.Poses) {
+		if req.Step != std.Step || req.NumPairs != std.NumPairs || !bytes.Equal(req.Pairs, std.Pairs) || !bytes.Equal(req.Poses, std.Poses) || !bytes.Equal(req.Records, std.Records) {
 			t.Fatal("serverCodec and proto.Unmarshal read different requests")
 		}
-		pairs, decErr := decodeRequest(&req, nil)
+		pairs, _, decErr := decodeRequest(&req, nil)
 		resp, err := srv.Detect(ctx, &req)
 		if decErr != nil {
 			if status.Code(err) != codes.InvalidArgument {
@@ -66,8 +70,13 @@ func FuzzDecodeRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("valid request failed: %v", err)
 		}
-		again := request(pairs)
-		if again.NumPairs != req.NumPairs || !bytes.Equal(again.Pairs, req.Pairs) || !bytes.Equal(again.Poses, req.Poses) {
+		if len(req.Records) > 0 {
+			again := make([]byte, len(pairs)*recordStride)
+			packRecords(again, pairs)
+			if len(pairs) != int(req.NumPairs) || !bytes.Equal(again, req.Records) {
+				t.Fatal("the request's records do not re-encode to the same bytes")
+			}
+		} else if again := request(pairs); again.NumPairs != req.NumPairs || !bytes.Equal(again.Pairs, req.Pairs) || !bytes.Equal(again.Poses, req.Poses) {
 			t.Fatal("the request does not re-encode to the same bytes")
 		}
 		var d decoder

@@ -422,11 +422,12 @@ func (h *Host) detectShared(ctx context.Context, pairs []narrow.Pair, res *narro
 	c := &h.call
 	c.step, c.pairs, c.res, c.err = h.step, pairs, res, nil
 	defer func() { c.pairs, c.res = nil, nil }()
-	b := c.appendRequest(mem[regionHeader:regionHeader:len(mem)])
-	if len(b) == 0 || &b[0] != &mem[regionHeader] {
+	ro := regionHeader + recordsPad(len(pairs)) // the records 8-aligned: read in place
+	b := c.appendRequest(mem[ro:ro:len(mem)])
+	if len(b) == 0 || &b[0] != &mem[ro] {
 		return fmt.Errorf("request of %d bytes does not fit the %d-byte shared region", len(b), len(mem)) // fitRegion prevents it
 	}
-	off := roundUp(regionHeader+len(b), regionAlign)
+	off := roundUp(ro+len(b), regionAlign)
 	capacity := max(0, len(mem)-off)
 	if h.cfg.responseRoom > 0 {
 		capacity = min(capacity, h.cfg.responseRoom)
@@ -435,7 +436,7 @@ func (h *Host) detectShared(ctx context.Context, pairs []narrow.Pair, res *narro
 	putU64(mem[regionReqSeq:], p.seq)
 	req := &h.sharedReq
 	req.Step, req.Seq = h.step, p.seq
-	req.RequestOffset, req.RequestLength = regionHeader, uint64(len(b))
+	req.RequestOffset, req.RequestLength = uint64(ro), uint64(len(b))
 	req.ResponseOffset, req.ResponseCapacity = uint64(min(off, len(mem))), uint64(capacity)
 	var reply *pb.DetectSharedResponse
 	var err error

@@ -230,8 +230,8 @@ func (s *Server) run(ctx context.Context, req *pb.DetectRequest) error {
 	if s.be == nil {
 		return status.Error(codes.FailedPrecondition, "detect: not configured")
 	}
-	pairs, err := decodeRequest(req, s.pairs)
-	s.pairs = pairs
+	pairs, scratch, err := decodeRequest(req, s.pairs)
+	s.pairs = scratch
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "detect: %v", err)
 	}
@@ -288,7 +288,7 @@ func (s *Server) unmapShared() {
 func (s *Server) answerRing(w *ringWaiter) {
 	defer unmap(w.mem)
 	bell := word(w.mem, regionBell)
-	seen := bell.Load()
+	seen := uint32(0) // a new region's; the host may ring before this goroutine runs
 	for !w.stop.Load() {
 		v := bell.Load()
 		if v == seen {

@@ -135,7 +135,7 @@ func FuzzDetectShared(f *testing.F) {
 		_, _, readErr := readShared(mem, req, &msg)
 		var pairs []narrow.Pair
 		if readErr == nil {
-			pairs, readErr = decodeRequest(&msg, nil)
+			pairs, _, readErr = decodeRequest(&msg, nil)
 		}
 		srv.mu.Lock()
 		srv.shm = mem

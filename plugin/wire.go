@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -19,6 +20,7 @@ import (
 const (
 	pairStride     = 16      // ID uint64, A int32, B int32
 	poseStride     = 2 * 56  // two poses of 7 float64
+	recordStride   = 128     // pairStride then poseStride bytes: a narrow.Pair
 	infoStride     = 12      // contacts uint32, manifolds uint32, flags uint32
 	contactStride  = 65      // P, Depth, Dir (7 float64), From uint8, Vertex int32, Prim int32
 	manifoldStride = 28      // Normal (3 float64), points uint32
@@ -208,25 +210,95 @@ func packPoses(b []byte, pairs []narrow.Pair) {
 	}
 }
 
-// decodeRequest unpacks a step's pairs into dst (reusing its storage). It
-// checks every array's length; shape IDs and poses are checked by the
-// backend, per pair, exactly as in-process.
-func decodeRequest(req *pb.DetectRequest, dst []narrow.Pair) ([]narrow.Pair, error) {
+// nativeRecords reports that narrow.Pair's memory layout is the records'
+// (a little-endian machine, no padding), so that the host copies its pairs
+// into a request as they are and the plugin reads them in place.
+var nativeRecords = func() bool {
+	var p narrow.Pair
+	one := uint16(1)
+	return *(*byte)(unsafe.Pointer(&one)) == 1 && unsafe.Sizeof(p) == recordStride &&
+		unsafe.Offsetof(p.A) == 8 && unsafe.Offsetof(p.B) == 12 &&
+		unsafe.Offsetof(p.PoseA) == 16 && unsafe.Offsetof(p.PoseB) == 72 && unsafe.Sizeof(p.PoseA) == 56 &&
+		unsafe.Offsetof(p.PoseA.Rot) == 24 && unsafe.Offsetof(p.PoseA.Rot.V) == 8
+}()
+
+// packRecords writes the pairs as records to b (recordStride bytes each).
+func packRecords(b []byte, pairs []narrow.Pair) {
+	if len(pairs) == 0 {
+		return
+	}
+	if nativeRecords {
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&pairs[0])), len(pairs)*recordStride))
+		return
+	}
+	for i := range pairs {
+		p := &pairs[i]
+		q := b[i*recordStride : (i+1)*recordStride]
+		binary.LittleEndian.PutUint64(q[0:], p.ID)
+		putU32(q[8:], uint32(p.A))
+		putU32(q[12:], uint32(p.B))
+		putPose(q[16:], &p.PoseA)
+		putPose(q[72:], &p.PoseB)
+	}
+}
+
+// recordsView returns the records b as pairs in place, when the layouts
+// agree and b is aligned for narrow.Pair (ok false otherwise). Any bytes
+// are a valid narrow.Pair: it holds no pointers, and the backend checks
+// shape IDs and poses.
+func recordsView(b []byte) (pairs []narrow.Pair, ok bool) {
+	if !nativeRecords || len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(narrow.Pair{}) != 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*narrow.Pair)(unsafe.Pointer(&b[0])), len(b)/recordStride), true
+}
+
+// decodeRequest returns a step's pairs: a view of the request's records
+// when they can be read in place, or else unpacked into dst (reusing its
+// storage), which it returns as scratch. It checks every array's length;
+// shape IDs and poses are checked by the backend, per pair, exactly as
+// in-process.
+func decodeRequest(req *pb.DetectRequest, dst []narrow.Pair) (pairs, scratch []narrow.Pair, err error) {
 	n := int(req.GetNumPairs())
+	if recs := req.GetRecords(); len(recs) > 0 {
+		if len(req.GetPairs()) != 0 || len(req.GetPoses()) != 0 {
+			return nil, dst, malformed("both records and pairs or poses")
+		}
+		if len(recs) != n*recordStride {
+			return nil, dst, malformed("%d pairs need %d bytes of records, got %d", n, n*recordStride, len(recs))
+		}
+		if v, ok := recordsView(recs); ok {
+			return v, dst, nil
+		}
+		if cap(dst) < n {
+			dst = make([]narrow.Pair, n)
+		}
+		dst = dst[:n]
+		for i := range dst {
+			p := &dst[i]
+			b := recs[i*recordStride : (i+1)*recordStride]
+			p.ID = binary.LittleEndian.Uint64(b[0:])
+			p.A = narrow.ShapeID(int32(getU32(b[8:])))
+			p.B = narrow.ShapeID(int32(getU32(b[12:])))
+			getPose(&p.PoseA, b[16:])
+			getPose(&p.PoseB, b[72:])
+		}
+		return dst, dst, nil
+	}
 	if len(req.GetPairs()) != n*pairStride {
-		return dst[:0], malformed("%d pairs need %d bytes of pairs, got %d", n, n*pairStride, len(req.GetPairs()))
+		return nil, dst, malformed("%d pairs need %d bytes of pairs, got %d", n, n*pairStride, len(req.GetPairs()))
 	}
 	if len(req.GetPoses()) != n*poseStride {
-		return dst[:0], malformed("%d pairs need %d bytes of poses, got %d", n, n*poseStride, len(req.GetPoses()))
+		return nil, dst, malformed("%d pairs need %d bytes of poses, got %d", n, n*poseStride, len(req.GetPoses()))
 	}
 	if cap(dst) < n {
 		dst = make([]narrow.Pair, n)
 	}
 	dst = dst[:n]
-	pairs, poses := req.GetPairs(), req.GetPoses()
+	ids, poses := req.GetPairs(), req.GetPoses()
 	for i := range dst {
 		p := &dst[i]
-		b := pairs[i*pairStride : (i+1)*pairStride]
+		b := ids[i*pairStride : (i+1)*pairStride]
 		p.ID = binary.LittleEndian.Uint64(b[0:])
 		p.A = narrow.ShapeID(int32(getU32(b[8:])))
 		p.B = narrow.ShapeID(int32(getU32(b[12:])))
@@ -234,7 +306,7 @@ func decodeRequest(req *pb.DetectRequest, dst []narrow.Pair) ([]narrow.Pair, err
 		getPose(&p.PoseA, q[0:])
 		getPose(&p.PoseB, q[56:])
 	}
-	return dst, nil
+	return dst, dst, nil
 }
 
 // encodeResponse packs a step's result. A manifold point that is a copy
@@ -325,12 +397,9 @@ func sameContact(a, b *narrow.Contact) bool {
 }
 
 // decoder unpacks DetectResponses into a narrow.Result; its scratch
-// buffers are reused from step to step.
+// buffer is reused from step to step.
 type decoder struct {
-	contacts  []narrow.Contact
-	manifolds []narrow.Manifold
-	points    []narrow.Contact
-	failed    []int32 // per pair: index in Failures, or -1
+	failed []int32 // per pair: index in Failures, or -1
 }
 
 // decode fills res with the response to a request for pairs, after
@@ -396,69 +465,63 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 		d.failed[i] = int32(k)
 	}
 
-	// Pair by pair, into scratch buffers the size of one pair's output
-	// (which stay in cache), then copied into res: its contacts, then its
-	// manifolds, whose points are references to the pair's contacts or the
-	// next literal point.
-	res.Reset()
-	contacts, manifolds, refs, lits := resp.GetContacts(), resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
-	ci, mi, k, li := 0, 0, 0, 0
+	// Straight into res's storage: every contact at once, then pair by
+	// pair its manifolds, whose points are references to the pair's
+	// contacts or the next literal point.
+	contacts, manifolds, points := res.Alloc(n, nc, nm, np)
+	wc := resp.GetContacts()
+	for j := range contacts {
+		if err := getContact(wc[j*contactStride:], &contacts[j]); err != nil {
+			return err
+		}
+	}
+	wm, refs, lits := resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
+	ci, mi, pi, li := 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		b := info[i*infoStride:]
 		c, m, flags := int(getU32(b[0:])), int(getU32(b[4:])), getU32(b[8:])
-		d.contacts = resizeContacts(d.contacts, c)
-		for j := range d.contacts {
-			if err := getContact(contacts[(ci+j)*contactStride:], &d.contacts[j]); err != nil {
-				return err
-			}
-		}
-		ci += c
-		d.manifolds, d.points = d.manifolds[:0], d.points[:0]
+		pc := contacts[ci : ci+c : ci+c]
+		m0 := mi
 		for ; m > 0; m-- {
-			mb := manifolds[mi*manifoldStride : (mi+1)*manifoldStride]
-			mi++
-			p0 := len(d.points)
+			mb := wm[mi*manifoldStride : (mi+1)*manifoldStride]
+			p0 := pi
 			for cnt := getU32(mb[24:]); cnt > 0; cnt-- {
-				switch ref := getU32(refs[k*refStride:]); {
+				switch ref := getU32(refs[pi*refStride:]); {
 				case ref == literalRef:
 					if (li+1)*contactStride > len(lits) {
 						return malformed("pair %d: more literal manifold points than sent", i)
 					}
-					d.points = append(d.points, narrow.Contact{})
-					if err := getContact(lits[li*contactStride:], &d.points[len(d.points)-1]); err != nil {
+					if err := getContact(lits[li*contactStride:], &points[pi]); err != nil {
 						return err
 					}
 					li++
 				case uint64(ref) < uint64(c):
-					d.points = append(d.points, d.contacts[ref])
+					points[pi] = pc[ref]
 				default:
 					return malformed("pair %d: manifold point refers to contact %d of %d", i, ref, c)
 				}
-				k++
+				pi++
 			}
-			d.manifolds = append(d.manifolds, narrow.Manifold{Normal: getVec3(mb), Points: d.points[p0:len(d.points):len(d.points)]})
+			mf := &manifolds[mi]
+			mf.Normal[0], mf.Normal[1], mf.Normal[2] = getF64(mb[0:]), getF64(mb[8:]), getF64(mb[16:])
+			mf.Points = points[p0:pi:pi]
+			mi++
 		}
-		var err error
+		pr := &res.Pairs[i]
+		pr.ID = pairs[i].ID
+		pr.Contacts = pc
+		pr.Manifolds = manifolds[m0:mi:mi]
+		pr.Iterative = flags&flagIterative != 0
 		if f := d.failed[i]; f >= 0 {
-			err = remoteError(resp.Failures[f]) // code checked above
+			pr.Err = remoteError(resp.Failures[f]) // code checked above
 		}
-		// A manifold made before d.points grew keeps the old array, whose
-		// points are still right.
-		res.Append(pairs[i].ID, d.contacts, d.manifolds, flags&flagIterative != 0, err)
+		ci += c
 	}
 	if li*contactStride != len(lits) {
 		return malformed("%d literal manifold points sent, %d used", len(lits)/contactStride, li)
 	}
 	res.Stats = decodeStats(resp.Stats)
-	clear(d.manifolds[:cap(d.manifolds)]) // drop the references to d.points
 	return nil
-}
-
-func resizeContacts(c []narrow.Contact, n int) []narrow.Contact {
-	if cap(c) < n {
-		return make([]narrow.Contact, n, n+n/4)
-	}
-	return c[:n]
 }
 
 func encodeStats(s *narrow.Stats) *pb.Stats {

@@ -485,7 +485,12 @@ type DetectRequest struct {
 	Pairs []byte `protobuf:"bytes,3,opt,name=pairs,proto3" json:"pairs,omitempty"`
 	// Per pair, 112 bytes: pose A then pose B, each as 7 float64:
 	// position x, y, z, then quaternion w, x, y, z.
-	Poses         []byte `protobuf:"bytes,4,opt,name=poses,proto3" json:"poses,omitempty"`
+	Poses []byte `protobuf:"bytes,4,opt,name=poses,proto3" json:"poses,omitempty"`
+	// The pairs and their poses as one array instead (the host sends this):
+	// per pair 128 bytes, its 16 bytes of `pairs` then its 112 of `poses`,
+	// which is narrow.Pair's layout in memory on little-endian machines. A
+	// request has either records, or pairs and poses.
+	Records       []byte `protobuf:"bytes,5,opt,name=records,proto3" json:"records,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -544,6 +549,13 @@ func (x *DetectRequest) GetPairs() []byte {
 func (x *DetectRequest) GetPoses() []byte {
 	if x != nil {
 		return x.Poses
+	}
+	return nil
+}
+
+func (x *DetectRequest) GetRecords() []byte {
+	if x != nil {
+		return x.Records
 	}
 	return nil
 }
@@ -1234,12 +1246,13 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x15RegisterShapesRequest\x123\n" +
 	"\x06shapes\x18\x01 \x03(\v2\x1b.irtcd.plugin.v1.ShapeEntryR\x06shapes\"*\n" +
 	"\x16RegisterShapesResponse\x12\x10\n" +
-	"\x03ids\x18\x01 \x03(\x05R\x03ids\"l\n" +
+	"\x03ids\x18\x01 \x03(\x05R\x03ids\"\x86\x01\n" +
 	"\rDetectRequest\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x1b\n" +
 	"\tnum_pairs\x18\x02 \x01(\rR\bnumPairs\x12\x14\n" +
 	"\x05pairs\x18\x03 \x01(\fR\x05pairs\x12\x14\n" +
-	"\x05poses\x18\x04 \x01(\fR\x05poses\"\xb0\x03\n" +
+	"\x05poses\x18\x04 \x01(\fR\x05poses\x12\x18\n" +
+	"\arecords\x18\x05 \x01(\fR\arecords\"\xb0\x03\n" +
 	"\x05Stats\x12\x14\n" +
 	"\x05pairs\x18\x01 \x01(\x03R\x05pairs\x12%\n" +
 	"\x0estandard_pairs\x18\x02 \x01(\x03R\rstandardPairs\x12'\n" +
