@@ -52,6 +52,46 @@ func overheadScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pai
 	return []*narrow.Shape{box, sq}, out
 }
 
+// meshScene returns frames of n pairs of the project's concave meshes
+// (bunny, torus, teddy and duck, each of the 16 combinations in turn),
+// side by side along x: a quarter of them interpenetrating (centres 0.95
+// times the sum of their half-widths apart), the rest just apart (1.05
+// times), swaying and turning slightly and periodically over the frames
+// as bodies at rest in a pile do.
+func meshScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pair) {
+	var shapes []*narrow.Shape
+	var half []float64 // half-width along x, about the shape's origin
+	for _, name := range []string{"bunny", "torus", "teddy", "duck"} {
+		s, err := narrow.LoadOBJ("../testdata/" + name + ".obj")
+		if err != nil {
+			b.Fatal(err)
+		}
+		lo, hi := s.Bounds().Min, s.Bounds().Max
+		shapes, half = append(shapes, s), append(half, max(-lo[0], hi[0]))
+	}
+	out := make([][]narrow.Pair, frames)
+	for f := range out {
+		ph := 2 * math.Pi * float64(f) / float64(frames)
+		pairs := make([]narrow.Pair, n)
+		for i := range pairs {
+			a, c := i%4, (i/4)%4
+			gap := 1.05
+			if i%4 == 1 {
+				gap = 0.95
+			}
+			d := gap * (half[a] + half[c])
+			x, y := 10*float64(i%100), 10*float64(i/100)
+			sway := 0.002 * math.Sin(ph+float64(i))
+			turn := 0.004 * math.Cos(ph+float64(i))
+			pairs[i] = narrow.Pair{ID: uint64(i), A: narrow.ShapeID(a), B: narrow.ShapeID(c),
+				PoseA: narrow.Pose{Pos: mgl64.Vec3{x, y, 0}, Rot: mgl64.QuatIdent()},
+				PoseB: narrow.Pose{Pos: mgl64.Vec3{x + d + sway, y + sway, 0}, Rot: mgl64.QuatRotate(turn, mgl64.Vec3{0, 1, 0})}}
+		}
+		out[f] = pairs
+	}
+	return shapes, out
+}
+
 // BenchmarkPluginOverhead times one step (Backend.Detect) of the same
 // cheap pairs in-process and through the plugin binary, at 10, 1,000 and
 // 10,000 pairs: the difference is the plugin's overhead per step (packing,
@@ -60,36 +100,42 @@ func overheadScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pai
 // Both backends use their default number of workers.
 func BenchmarkPluginOverhead(b *testing.B) {
 	b.Setenv("IRTCD_PLUGIN_TEST_FAULT_FILE", "") // the plugin as shipped, without the tests' fault injection
-	for _, n := range []int{10, 1000, 10000} {
-		shapes, frames := overheadScene(b, n, 16)
-		for _, kind := range []string{"inproc", "plugin-ring", "plugin-shm", "plugin-grpc"} {
-			b.Run(fmt.Sprintf("pairs=%d/backend=%s", n, kind), func(b *testing.B) {
-				var be narrow.Backend
-				if kind == "inproc" {
-					be = newCPU(b, narrow.Params{}, shapes)
-				} else {
-					opts := []Option{WithSharedMemory(kind != "plugin-grpc")}
-					if kind == "plugin-shm" {
-						opts = append(opts, withoutRing())
+	scenes := []struct {
+		name   string
+		frames func(*testing.B, int, int) ([]*narrow.Shape, [][]narrow.Pair)
+	}{{"boxes", overheadScene}, {"meshes", meshScene}}
+	for _, sc := range scenes {
+		for _, n := range []int{10, 1000, 10000} {
+			shapes, frames := sc.frames(b, n, 16)
+			for _, kind := range []string{"inproc", "plugin-ring", "plugin-shm", "plugin-grpc"} {
+				b.Run(fmt.Sprintf("scene=%s/pairs=%d/backend=%s", sc.name, n, kind), func(b *testing.B) {
+					var be narrow.Backend
+					if kind == "inproc" {
+						be = newCPU(b, narrow.Params{}, shapes)
+					} else {
+						opts := []Option{WithSharedMemory(kind != "plugin-grpc")}
+						if kind == "plugin-shm" {
+							opts = append(opts, withoutRing())
+						}
+						be = newHost(b, pluginBin, narrow.Params{}, shapes, opts...)
 					}
-					be = newHost(b, pluginBin, narrow.Params{}, shapes, opts...)
-				}
-				var res narrow.Result
-				for _, f := range frames { // warm up: state, buffers, connection
-					detect(b, be, f, &res)
-				}
-				contacts := 0
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					detect(b, be, frames[i%len(frames)], &res)
-					contacts += res.Stats.Contacts
-				}
-				b.ReportMetric(float64(contacts)/float64(b.N), "contacts/step")
-				if h, ok := be.(*Host); ok && (h.FellBack() || h.Restarts() > 0) {
-					b.Fatalf("the plugin failed: %d restarts, fell back %v", h.Restarts(), h.FellBack())
-				}
-			})
+					var res narrow.Result
+					for _, f := range frames { // warm up: state, buffers, connection
+						detect(b, be, f, &res)
+					}
+					contacts := 0
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						detect(b, be, frames[i%len(frames)], &res)
+						contacts += res.Stats.Contacts
+					}
+					b.ReportMetric(float64(contacts)/float64(b.N), "contacts/step")
+					if h, ok := be.(*Host); ok && (h.FellBack() || h.Restarts() > 0) {
+						b.Fatalf("the plugin failed: %d restarts, fell back %v", h.Restarts(), h.FellBack())
+					}
+				})
+			}
 		}
 	}
 }

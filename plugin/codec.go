@@ -54,8 +54,8 @@ type detectCall struct {
 	res   *narrow.Result
 	dec   decoder
 	buf   []byte // the request's encoding; reused only after a call succeeded
-	rbuf  []byte // a copy of the response in the shared region
 	err   error  // why the reply was rejected
+	small []byte // a private copy of a small field of the reply
 
 	resp  pb.DetectResponse // views of the reply being decoded
 	stats pb.Stats
@@ -111,8 +111,10 @@ func recordsPad(n int) int {
 // decodeShared decodes the reply to a DetectShared call of sequence number
 // seq into c.res: the inline response, or the one in the shared region mem
 // at off (at most capacity bytes). The region is not trusted: the response
-// is copied out of it (into c.rbuf) before it is checked and decoded, as a
-// received message would be.
+// is checked and decoded in place as a received message would be, every
+// value read once or checked again where it is used, so that a plugin
+// writing to the region meanwhile gets the step failed, never a panic or
+// an inconsistent narrow.Result.
 func (c *detectCall) decodeShared(mem []byte, seq uint64, off, capacity int, reply *pb.DetectSharedResponse) error {
 	c.err = nil
 	if reply.GetSeq() != seq {
@@ -136,8 +138,7 @@ func (c *detectCall) decodeShared(mem []byte, seq uint64, off, capacity int, rep
 		c.err = malformed("response %d in the shared region for request %d", s, seq)
 		return c.err
 	}
-	c.rbuf = append(c.rbuf[:0], mem[off:off+int(n)]...)
-	return c.unmarshal(c.rbuf)
+	return c.unmarshal(mem[off : off+int(n) : off+int(n)])
 }
 
 // DetectResponse field numbers (pb/irtcd.proto).
@@ -200,13 +201,15 @@ func (c *detectCall) parse(data []byte) error {
 		case respPointRefs:
 			c.resp.PointRefs = v
 		case respStats:
-			if err := merge.Unmarshal(v, &c.stats); err != nil {
+			c.small = append(c.small[:0], v...) // a private copy: data may be shared memory
+			if err := merge.Unmarshal(c.small, &c.stats); err != nil {
 				return malformed("response stats: %v", err)
 			}
 			c.resp.Stats = &c.stats
 		case respFailures:
 			f := &pb.PairFailure{}
-			if err := proto.Unmarshal(v, f); err != nil {
+			c.small = append(c.small[:0], v...)
+			if err := proto.Unmarshal(c.small, f); err != nil {
 				return malformed("response error: %v", err)
 			}
 			c.resp.Failures = append(c.resp.Failures, f)

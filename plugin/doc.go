@@ -31,12 +31,14 @@
 //     narrow.NewPolygon, then checks it has exactly the vertices and
 //     primitives sent). Shape IDs are the same on both sides.
 //   - Detect is one request and one response per step. The request holds
-//     the pairs (ID, shape IDs) and their poses as packed little-endian
-//     arrays in bytes fields; the response holds every pair's contacts and
-//     manifolds as packed arrays (a manifold point that copies one of its
-//     pair's contacts, as they all do with the CPU backend, travels as that
-//     contact's index), per-pair counts and flags, the step's narrow.Stats,
-//     and the errors of failed pairs. Every float64 travels as its IEEE 754
+//     the pairs as one packed little-endian array of 128-byte records (ID,
+//     shape IDs, both poses: narrow.Pair's layout in memory, so the host
+//     copies its pairs as they are and the plugin reads them in place); the
+//     response holds every pair's contacts and manifolds as packed arrays
+//     (a manifold point that copies one of its pair's contacts, as they
+//     all do with the CPU backend, travels as that contact's index),
+//     per-pair counts and flags, the step's narrow.Stats, and the errors
+//     of failed pairs. Every float64 travels as its IEEE 754
 //     bits, so results are bit-identical to the in-process backend's.
 //
 // # Shared memory
@@ -126,14 +128,16 @@
 // since the plugin may or may not have committed the step, the host
 // restarts it before the next step, with the same consequence.
 //
-// On the host, steady-state steps write the request's protobuf encoding
-// straight from the pairs into a buffer reused step after step, and read
-// the response's encoding straight into the caller's narrow.Result (a gRPC
-// codec that stays plain protobuf on the wire); what remains are gRPC's
-// own per-call allocations, the received message's buffer included. The
-// plugin reads the request's arrays in place and, through shared memory,
-// writes the response's encoding straight into the region (no message
-// built, nothing allocated).
+// On the host, steady-state steps allocate nothing when rung through the
+// region: the request's records are copied straight from the pairs, and
+// the response decoded straight into the caller's narrow.Result (its
+// storage sized at once with narrow.Result.Alloc). Through gRPC the host
+// writes the request's protobuf encoding into a buffer reused step after
+// step and decodes the reply the same way (a gRPC codec that stays plain
+// protobuf on the wire); what remains are gRPC's own per-call
+// allocations. The plugin reads the request's records in place and,
+// through shared memory, writes the response's encoding straight into the
+// region (no message built, nothing allocated).
 //
 // Diagnostics: cmd/irtcd-plugin writes a CPU profile of its whole life to
 // "$IRTCD_PLUGIN_CPUPROFILE.<pid>" when that variable is set in the host's

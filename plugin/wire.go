@@ -156,13 +156,14 @@ func putContact(b []byte, c *narrow.Contact) {
 
 func getContact(b []byte, c *narrow.Contact) error {
 	b = b[:contactStride]
-	if b[56] > byte(narrow.SideB) {
-		return malformed("contact side %d", b[56])
+	side := b[56] // read once: b may be shared memory
+	if side > byte(narrow.SideB) {
+		return malformed("contact side %d", side)
 	}
 	c.P[0], c.P[1], c.P[2] = getF64(b[0:]), getF64(b[8:]), getF64(b[16:])
 	c.Depth = getF64(b[24:])
 	c.Dir[0], c.Dir[1], c.Dir[2] = getF64(b[32:]), getF64(b[40:]), getF64(b[48:])
-	c.From = narrow.Side(b[56])
+	c.From = narrow.Side(side)
 	c.Vertex = int32(getU32(b[57:]))
 	c.Prim = int32(getU32(b[61:]))
 	return nil
@@ -478,14 +479,24 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 	wm, refs, lits := resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
 	ci, mi, pi, li := 0, 0, 0, 0
 	for i := 0; i < n; i++ {
+		// Every count is checked again against the storage sized above:
+		// a response read in place from the shared region may change
+		// under the decoder, which must then fail, not panic.
 		b := info[i*infoStride:]
 		c, m, flags := int(getU32(b[0:])), int(getU32(b[4:])), getU32(b[8:])
+		if c > nc-ci || m > nm-mi {
+			return malformed("pair %d: counts changed while decoding", i)
+		}
 		pc := contacts[ci : ci+c : ci+c]
 		m0 := mi
 		for ; m > 0; m-- {
 			mb := wm[mi*manifoldStride : (mi+1)*manifoldStride]
 			p0 := pi
-			for cnt := getU32(mb[24:]); cnt > 0; cnt-- {
+			cnt := int(getU32(mb[24:]))
+			if cnt > np-pi {
+				return malformed("pair %d: counts changed while decoding", i)
+			}
+			for ; cnt > 0; cnt-- {
 				switch ref := getU32(refs[pi*refStride:]); {
 				case ref == literalRef:
 					if (li+1)*contactStride > len(lits) {
@@ -519,6 +530,9 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 	}
 	if li*contactStride != len(lits) {
 		return malformed("%d literal manifold points sent, %d used", len(lits)/contactStride, li)
+	}
+	if ci != nc || mi != nm || pi != np {
+		return malformed("counts changed while decoding")
 	}
 	res.Stats = decodeStats(resp.Stats)
 	return nil
