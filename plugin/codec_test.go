@@ -143,3 +143,49 @@ func samePose(a, b *narrow.Pose) bool {
 	}
 	return true
 }
+
+// TestNativeLayouts: where the records and contacts are copied as they lie
+// in memory, the bytes are those written field by field (as on machines of
+// another layout), and read back field by field to the same values; a
+// contact with a bad side is refused either way.
+func TestNativeLayouts(t *testing.T) {
+	t.Logf("native records %v, native contacts %v", nativeRecords, nativeContacts)
+	sc := newScene(t, 21, 40, 2)
+	pairs := sc.steps[1]
+	fast, slow := make([]byte, len(pairs)*recordStride), make([]byte, len(pairs)*recordStride)
+	packRecords(fast, pairs)
+	packRecordFields(slow, pairs)
+	back := make([]narrow.Pair, len(pairs))
+	unpackRecords(back, fast)
+	if !reflect.DeepEqual(fast, slow) || !samePairs(back, pairs) {
+		t.Error("records differ between the copy and the field-by-field packing")
+	}
+
+	var res narrow.Result
+	be := newCPU(t, narrow.Params{}, sc.shapes)
+	detect(t, be, pairs, &res)
+	var cs []narrow.Contact
+	for _, p := range res.Pairs {
+		cs = append(cs, p.Contacts...)
+	}
+	if len(cs) == 0 {
+		t.Fatal("no contacts")
+	}
+	fast, slow = make([]byte, len(cs)*contactStride), make([]byte, len(cs)*contactStride)
+	putContacts(fast, cs)
+	putContactFields(slow, cs)
+	a, b := make([]narrow.Contact, len(cs)), make([]narrow.Contact, len(cs))
+	if err := getContacts(a, fast); err != nil {
+		t.Fatal(err)
+	}
+	if err := getContactFields(b, slow); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fast, slow) || !reflect.DeepEqual(a, cs) || !reflect.DeepEqual(b, cs) {
+		t.Error("contacts differ between the copy and the field-by-field packing")
+	}
+	fast[len(fast)-contactStride+56] = 2 // the last contact's side
+	if getContacts(a, fast) == nil || getContactFields(b, fast) == nil {
+		t.Error("a contact of side 2 accepted")
+	}
+}

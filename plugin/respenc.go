@@ -85,10 +85,8 @@ func (e *responseEncoder) write(dst []byte, res *narrow.Result) bool {
 	b, s = appendField(b, respContacts, e.nc*contactStride)
 	for i := range res.Pairs {
 		cs := res.Pairs[i].Contacts
-		for k := range cs {
-			putContact(b[s:s+contactStride], &cs[k])
-			s += contactStride
-		}
+		putContacts(b[s:s+len(cs)*contactStride], cs)
+		s += len(cs) * contactStride
 	}
 	b, s = appendField(b, respManifolds, e.nm*manifoldStride)
 	for i := range res.Pairs {

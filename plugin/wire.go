@@ -22,7 +22,7 @@ const (
 	poseStride     = 2 * 56  // two poses of 7 float64
 	recordStride   = 128     // pairStride then poseStride bytes: a narrow.Pair
 	infoStride     = 12      // contacts uint32, manifolds uint32, flags uint32
-	contactStride  = 65      // P, Depth, Dir (7 float64), From uint8, Vertex int32, Prim int32
+	contactStride  = 72      // P, Depth, Dir (7 float64), From uint8, 3 padding, Vertex int32, Prim int32, 4 padding
 	manifoldStride = 28      // Normal (3 float64), points uint32
 	refStride      = 4       // uint32: index among the pair's contacts, or literalRef
 	vertexStride   = 24      // 3 float64
@@ -146,12 +146,14 @@ func getPose(p *narrow.Pose, b []byte) {
 }
 
 func putContact(b []byte, c *narrow.Contact) {
+	b = b[:contactStride]
 	putVec3(b[0:], c.P)
 	putF64(b[24:], c.Depth)
 	putVec3(b[32:], c.Dir)
-	b[56] = byte(c.From)
-	putU32(b[57:], uint32(c.Vertex))
-	putU32(b[61:], uint32(c.Prim))
+	putU32(b[56:], uint32(c.From)) // and 3 bytes of padding
+	putU32(b[60:], uint32(c.Vertex))
+	putU32(b[64:], uint32(c.Prim))
+	putU32(b[68:], 0)
 }
 
 func getContact(b []byte, c *narrow.Contact) error {
@@ -164,8 +166,68 @@ func getContact(b []byte, c *narrow.Contact) error {
 	c.Depth = getF64(b[24:])
 	c.Dir[0], c.Dir[1], c.Dir[2] = getF64(b[32:]), getF64(b[40:]), getF64(b[48:])
 	c.From = narrow.Side(side)
-	c.Vertex = int32(getU32(b[57:]))
-	c.Prim = int32(getU32(b[61:]))
+	c.Vertex = int32(getU32(b[60:]))
+	c.Prim = int32(getU32(b[64:]))
+	return nil
+}
+
+// nativeContacts reports that narrow.Contact's memory layout is the
+// packed contacts' (a little-endian machine), so that contacts are copied
+// to and from the wire as they are.
+var nativeContacts = func() bool {
+	var c narrow.Contact
+	one := uint16(1)
+	return *(*byte)(unsafe.Pointer(&one)) == 1 && unsafe.Sizeof(c) == contactStride &&
+		unsafe.Offsetof(c.Depth) == 24 && unsafe.Offsetof(c.Dir) == 32 && unsafe.Sizeof(c.From) == 1 &&
+		unsafe.Offsetof(c.From) == 56 && unsafe.Offsetof(c.Vertex) == 60 && unsafe.Offsetof(c.Prim) == 64
+}()
+
+// contactBytes returns the memory of cs as bytes (nativeContacts only).
+func contactBytes(cs []narrow.Contact) []byte {
+	if len(cs) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&cs[0])), len(cs)*contactStride)
+}
+
+// putContacts writes cs to b (contactStride bytes each).
+func putContacts(b []byte, cs []narrow.Contact) {
+	if nativeContacts {
+		copy(b, contactBytes(cs))
+		return
+	}
+	putContactFields(b, cs)
+}
+
+// putContactFields is putContacts field by field, on any machine.
+func putContactFields(b []byte, cs []narrow.Contact) {
+	for k := range cs {
+		putContact(b[k*contactStride:], &cs[k])
+	}
+}
+
+// getContactFields is getContacts field by field, on any machine.
+func getContactFields(dst []narrow.Contact, b []byte) error {
+	for k := range dst {
+		if err := getContact(b[k*contactStride:], &dst[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// getContacts reads len(dst) contacts from b into dst, and checks them.
+// It copies first and checks the copy: b may be shared memory.
+func getContacts(dst []narrow.Contact, b []byte) error {
+	if !nativeContacts {
+		return getContactFields(dst, b)
+	}
+	copy(contactBytes(dst), b[:len(dst)*contactStride])
+	for k := range dst {
+		if s := dst[k].From; s > narrow.SideB {
+			return malformed("contact side %d", s)
+		}
+	}
 	return nil
 }
 
@@ -232,6 +294,11 @@ func packRecords(b []byte, pairs []narrow.Pair) {
 		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&pairs[0])), len(pairs)*recordStride))
 		return
 	}
+	packRecordFields(b, pairs)
+}
+
+// packRecordFields is packRecords field by field, on any machine.
+func packRecordFields(b []byte, pairs []narrow.Pair) {
 	for i := range pairs {
 		p := &pairs[i]
 		q := b[i*recordStride : (i+1)*recordStride]
@@ -252,6 +319,19 @@ func recordsView(b []byte) (pairs []narrow.Pair, ok bool) {
 		return nil, false
 	}
 	return unsafe.Slice((*narrow.Pair)(unsafe.Pointer(&b[0])), len(b)/recordStride), true
+}
+
+// unpackRecords reads len(dst) records from b, field by field.
+func unpackRecords(dst []narrow.Pair, b []byte) {
+	for i := range dst {
+		p := &dst[i]
+		q := b[i*recordStride : (i+1)*recordStride]
+		p.ID = binary.LittleEndian.Uint64(q[0:])
+		p.A = narrow.ShapeID(int32(getU32(q[8:])))
+		p.B = narrow.ShapeID(int32(getU32(q[12:])))
+		getPose(&p.PoseA, q[16:])
+		getPose(&p.PoseB, q[72:])
+	}
 }
 
 // decodeRequest returns a step's pairs: a view of the request's records
@@ -275,15 +355,7 @@ func decodeRequest(req *pb.DetectRequest, dst []narrow.Pair) (pairs, scratch []n
 			dst = make([]narrow.Pair, n)
 		}
 		dst = dst[:n]
-		for i := range dst {
-			p := &dst[i]
-			b := recs[i*recordStride : (i+1)*recordStride]
-			p.ID = binary.LittleEndian.Uint64(b[0:])
-			p.A = narrow.ShapeID(int32(getU32(b[8:])))
-			p.B = narrow.ShapeID(int32(getU32(b[12:])))
-			getPose(&p.PoseA, b[16:])
-			getPose(&p.PoseB, b[72:])
-		}
+		unpackRecords(dst, recs)
 		return dst, dst, nil
 	}
 	if len(req.GetPairs()) != n*pairStride {
@@ -341,10 +413,8 @@ func encodeResponse(res *narrow.Result) *pb.DetectResponse {
 		putU32(b[0:], uint32(len(p.Contacts)))
 		putU32(b[4:], uint32(len(p.Manifolds)))
 		putU32(b[8:], flags)
-		for k := range p.Contacts {
-			putContact(c, &p.Contacts[k])
-			c = c[contactStride:]
-		}
+		putContacts(c, p.Contacts)
+		c = c[len(p.Contacts)*contactStride:]
 		for k := range p.Manifolds {
 			mf := &p.Manifolds[k]
 			putVec3(m, mf.Normal)
@@ -470,11 +540,8 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 	// pair its manifolds, whose points are references to the pair's
 	// contacts or the next literal point.
 	contacts, manifolds, points := res.Alloc(n, nc, nm, np)
-	wc := resp.GetContacts()
-	for j := range contacts {
-		if err := getContact(wc[j*contactStride:], &contacts[j]); err != nil {
-			return err
-		}
+	if err := getContacts(contacts, resp.GetContacts()); err != nil {
+		return err
 	}
 	wm, refs, lits := resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
 	ci, mi, pi, li := 0, 0, 0, 0

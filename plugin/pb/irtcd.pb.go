@@ -779,8 +779,10 @@ type DetectResponse struct {
 	// Per pair, in request order, 12 bytes: contact count uint32, manifold
 	// count uint32, flags uint32 (bit 0: iterative, bit 1: failed).
 	Pairs []byte `protobuf:"bytes,1,opt,name=pairs,proto3" json:"pairs,omitempty"`
-	// Every pair's contacts, pair after pair, 65 bytes each: P (3 float64),
-	// Depth float64, Dir (3 float64), From uint8, Vertex int32, Prim int32.
+	// Every pair's contacts, pair after pair, 72 bytes each: P (3 float64),
+	// Depth float64, Dir (3 float64), From uint8, 3 bytes of padding,
+	// Vertex int32, Prim int32, 4 bytes of padding (narrow.Contact's layout
+	// in memory on little-endian machines; readers ignore the padding).
 	Contacts []byte `protobuf:"bytes,2,opt,name=contacts,proto3" json:"contacts,omitempty"`
 	// Every pair's manifolds, pair after pair, 28 bytes each: Normal
 	// (3 float64), point count uint32.
