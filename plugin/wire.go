@@ -176,8 +176,7 @@ func getContact(b []byte, c *narrow.Contact) error {
 // to and from the wire as they are.
 var nativeContacts = func() bool {
 	var c narrow.Contact
-	one := uint16(1)
-	return *(*byte)(unsafe.Pointer(&one)) == 1 && unsafe.Sizeof(c) == contactStride &&
+	return littleEndian && unsafe.Sizeof(c) == contactStride &&
 		unsafe.Offsetof(c.Depth) == 24 && unsafe.Offsetof(c.Dir) == 32 && unsafe.Sizeof(c.From) == 1 &&
 		unsafe.Offsetof(c.From) == 56 && unsafe.Offsetof(c.Vertex) == 60 && unsafe.Offsetof(c.Prim) == 64
 }()
@@ -256,13 +255,29 @@ func encodeRequest(req *pb.DetectRequest, pairs []narrow.Pair, pairBuf, poseBuf 
 // packPairs writes the pairs' IDs and shapes to b (pairStride bytes each).
 func packPairs(b []byte, pairs []narrow.Pair) {
 	for i := range pairs {
-		p := &pairs[i]
-		q := b[i*pairStride : (i+1)*pairStride]
-		binary.LittleEndian.PutUint64(q[0:], p.ID)
-		putU32(q[8:], uint32(p.A))
-		putU32(q[12:], uint32(p.B))
+		putPairIDs(b[i*pairStride:(i+1)*pairStride], &pairs[i])
 	}
 }
+
+// putPairIDs writes a pair's ID and shapes (pairStride bytes).
+func putPairIDs(q []byte, p *narrow.Pair) {
+	binary.LittleEndian.PutUint64(q[0:], p.ID)
+	putU32(q[8:], uint32(p.A))
+	putU32(q[12:], uint32(p.B))
+}
+
+// getPairIDs reads a pair's ID and shapes (pairStride bytes).
+func getPairIDs(p *narrow.Pair, q []byte) {
+	p.ID = binary.LittleEndian.Uint64(q[0:])
+	p.A = narrow.ShapeID(int32(getU32(q[8:])))
+	p.B = narrow.ShapeID(int32(getU32(q[12:])))
+}
+
+// littleEndian: this machine stores numbers little endian, as the wire.
+var littleEndian = func() bool {
+	one := uint16(1)
+	return *(*byte)(unsafe.Pointer(&one)) == 1
+}()
 
 // packPoses writes the pairs' poses to b (poseStride bytes each).
 func packPoses(b []byte, pairs []narrow.Pair) {
@@ -278,8 +293,7 @@ func packPoses(b []byte, pairs []narrow.Pair) {
 // into a request as they are and the plugin reads them in place.
 var nativeRecords = func() bool {
 	var p narrow.Pair
-	one := uint16(1)
-	return *(*byte)(unsafe.Pointer(&one)) == 1 && unsafe.Sizeof(p) == recordStride &&
+	return littleEndian && unsafe.Sizeof(p) == recordStride &&
 		unsafe.Offsetof(p.A) == 8 && unsafe.Offsetof(p.B) == 12 &&
 		unsafe.Offsetof(p.PoseA) == 16 && unsafe.Offsetof(p.PoseB) == 72 && unsafe.Sizeof(p.PoseA) == 56 &&
 		unsafe.Offsetof(p.PoseA.Rot) == 24 && unsafe.Offsetof(p.PoseA.Rot.V) == 8
@@ -302,9 +316,7 @@ func packRecordFields(b []byte, pairs []narrow.Pair) {
 	for i := range pairs {
 		p := &pairs[i]
 		q := b[i*recordStride : (i+1)*recordStride]
-		binary.LittleEndian.PutUint64(q[0:], p.ID)
-		putU32(q[8:], uint32(p.A))
-		putU32(q[12:], uint32(p.B))
+		putPairIDs(q, p)
 		putPose(q[16:], &p.PoseA)
 		putPose(q[72:], &p.PoseB)
 	}
@@ -326,9 +338,7 @@ func unpackRecords(dst []narrow.Pair, b []byte) {
 	for i := range dst {
 		p := &dst[i]
 		q := b[i*recordStride : (i+1)*recordStride]
-		p.ID = binary.LittleEndian.Uint64(q[0:])
-		p.A = narrow.ShapeID(int32(getU32(q[8:])))
-		p.B = narrow.ShapeID(int32(getU32(q[12:])))
+		getPairIDs(p, q)
 		getPose(&p.PoseA, q[16:])
 		getPose(&p.PoseB, q[72:])
 	}
@@ -371,10 +381,7 @@ func decodeRequest(req *pb.DetectRequest, dst []narrow.Pair) (pairs, scratch []n
 	ids, poses := req.GetPairs(), req.GetPoses()
 	for i := range dst {
 		p := &dst[i]
-		b := ids[i*pairStride : (i+1)*pairStride]
-		p.ID = binary.LittleEndian.Uint64(b[0:])
-		p.A = narrow.ShapeID(int32(getU32(b[8:])))
-		p.B = narrow.ShapeID(int32(getU32(b[12:])))
+		getPairIDs(p, ids[i*pairStride:(i+1)*pairStride])
 		q := poses[i*poseStride : (i+1)*poseStride]
 		getPose(&p.PoseA, q[0:])
 		getPose(&p.PoseB, q[56:])
