@@ -420,3 +420,38 @@ func TestWireManifoldPoints(t *testing.T) {
 		t.Fatal(diff)
 	}
 }
+
+// grow returns b resized to n bytes, reusing its storage when it can.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n, n+n/4)
+	}
+	return b[:n]
+}
+
+// encodeRequest packs pairs into req in the request's other form, pairs
+// and poses (the plugin accepts it; the host sends records), reusing the
+// buffers *pairBuf and *poseBuf.
+func encodeRequest(req *pb.DetectRequest, pairs []narrow.Pair, pairBuf, poseBuf *[]byte) {
+	n := len(pairs)
+	*pairBuf, *poseBuf = grow(*pairBuf, n*pairStride), grow(*poseBuf, n*poseStride)
+	packPairs(*pairBuf, pairs)
+	packPoses(*poseBuf, pairs)
+	req.NumPairs, req.Pairs, req.Poses = uint32(n), *pairBuf, *poseBuf
+}
+
+// packPairs writes the pairs' IDs and shapes to b (pairStride bytes each).
+func packPairs(b []byte, pairs []narrow.Pair) {
+	for i := range pairs {
+		putPairIDs(b[i*pairStride:(i+1)*pairStride], &pairs[i])
+	}
+}
+
+// packPoses writes the pairs' poses to b (poseStride bytes each).
+func packPoses(b []byte, pairs []narrow.Pair) {
+	for i := range pairs {
+		q := b[i*poseStride : (i+1)*poseStride]
+		putPose(q[0:], &pairs[i].PoseA)
+		putPose(q[56:], &pairs[i].PoseB)
+	}
+}

@@ -230,34 +230,9 @@ func getContacts(dst []narrow.Contact, b []byte) error {
 	return nil
 }
 
-// grow returns b resized to n bytes, reusing its storage when it can.
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n, n+n/4)
-	}
-	return b[:n]
-}
-
 // requestSize returns the size of a DetectRequest for n pairs (an upper
 // bound).
 func requestSize(n int) int { return n*(pairStride+poseStride) + requestSlack }
-
-// encodeRequest packs pairs into req, reusing the buffers *pairBuf and
-// *poseBuf.
-func encodeRequest(req *pb.DetectRequest, pairs []narrow.Pair, pairBuf, poseBuf *[]byte) {
-	n := len(pairs)
-	*pairBuf, *poseBuf = grow(*pairBuf, n*pairStride), grow(*poseBuf, n*poseStride)
-	packPairs(*pairBuf, pairs)
-	packPoses(*poseBuf, pairs)
-	req.NumPairs, req.Pairs, req.Poses = uint32(n), *pairBuf, *poseBuf
-}
-
-// packPairs writes the pairs' IDs and shapes to b (pairStride bytes each).
-func packPairs(b []byte, pairs []narrow.Pair) {
-	for i := range pairs {
-		putPairIDs(b[i*pairStride:(i+1)*pairStride], &pairs[i])
-	}
-}
 
 // putPairIDs writes a pair's ID and shapes (pairStride bytes).
 func putPairIDs(q []byte, p *narrow.Pair) {
@@ -278,15 +253,6 @@ var littleEndian = func() bool {
 	one := uint16(1)
 	return *(*byte)(unsafe.Pointer(&one)) == 1
 }()
-
-// packPoses writes the pairs' poses to b (poseStride bytes each).
-func packPoses(b []byte, pairs []narrow.Pair) {
-	for i := range pairs {
-		q := b[i*poseStride : (i+1)*poseStride]
-		putPose(q[0:], &pairs[i].PoseA)
-		putPose(q[56:], &pairs[i].PoseB)
-	}
-}
 
 // nativeRecords reports that narrow.Pair's memory layout is the records'
 // (a little-endian machine, no padding), so that the host copies its pairs
