@@ -255,10 +255,9 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		if b.params.Method == narrow.MethodStandard {
 			j.res = b.params.Resolve(j.a, j.b)
 		} else {
-			// Where each origin lies in the other's frame: the translations
-			// of the two directions' maps (Eq. 2 needs nothing else but the
-			// relative rotation).
-			j.rel.SetFrames(pa, pb, &j.dirs[1].SrcToDst.T, &j.dirs[0].SrcToDst.T)
+			// Where each bounding-sphere centre lies in the other's frame,
+			// and the relative rotation: all Eq. 2 needs.
+			j.rel.SetPair(&j.dirs, pa, pb)
 			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
 			if j.st == nil {
 				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
@@ -271,8 +270,9 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 				j.st.Next[d] = j.st.Next[d][:0] // scratch of this step
 			}
 			if j.st.Valid {
-				maxR := max(j.a.Radius(), j.b.Radius())
-				j.iterative = j.st.Within(&j.rel, maxR, j.res.DisplacementThreshold)
+				_, _, _, rA := j.a.BoundingSphere()
+				_, _, _, rB := j.b.BoundingSphere()
+				j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold)
 			}
 		}
 		for d := 0; d < 2; d++ {

@@ -15,7 +15,7 @@ type Ray struct {
 }
 
 // PairState is the temporal state of one broad-phase pair: its relative
-// pose at the last standard (non-iterative) step and, per direction
+// placement at the last standard (non-iterative) step and, per direction
 // (0: A's vertices on B, 1: B's vertices on A), the rays to update,
 // sorted by vertex.
 type PairState struct {
@@ -32,46 +32,42 @@ type PairState struct {
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
-// body's origin lies in the other's frame, and the rotation of B relative
-// to A (q_A⁻¹·q_B).
+// body's bounding-sphere centre (narrow.Shape.BoundingSphere) lies in the
+// other's frame, and the rotation of B relative to A (q_A⁻¹·q_B).
 type Rel struct {
-	BinA, AinB [3]float64
+	BinA, AinB [3]float64 // B's centre in A's frame, A's centre in B's frame
 	Q          [4]float64 // w, x, y, z
 }
 
-// qinvrot rotates v by the inverse of unit quaternion q.
-func qinvrot(q [4]float64, v [3]float64) [3]float64 {
-	// v' = v + 2w(v×u) + 2u×(u×v)... with u = -q.v for the inverse.
-	w, ux, uy, uz := q[0], -q[1], -q[2], -q[3]
-	cx, cy, cz := uy*v[2]-uz*v[1], uz*v[0]-ux*v[2], ux*v[1]-uy*v[0]
-	return [3]float64{
-		v[0] + 2*(w*cx+uy*cz-uz*cy),
-		v[1] + 2*(w*cy+uz*cx-ux*cz),
-		v[2] + 2*(w*cz+ux*cy-uy*cx),
-	}
-}
-
-// Relate returns the relative placement of poses a and b (unit quaternions).
-func Relate(a, b narrow.Pose) Rel {
-	qa := [4]float64{a.Rot.W, a.Rot.V[0], a.Rot.V[1], a.Rot.V[2]}
-	d := [3]float64{b.Pos[0] - a.Pos[0], b.Pos[1] - a.Pos[1], b.Pos[2] - a.Pos[2]}
-	qb := [4]float64{b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]}
-	bInA, aInB := qinvrot(qa, d), qinvrot(qb, [3]float64{-d[0], -d[1], -d[2]})
+// Relate returns the relative placement of shapes a and b at poses pa and
+// pb (unit quaternions). It is SetPair for code off the hot path.
+func Relate(a, b *narrow.Shape, pa, pb narrow.Pose) Rel {
+	var d [2]narrow.Direction
+	narrow.SetPair(&d, a, b, &pa, &pb)
 	var r Rel
-	r.SetFrames(&a, &b, &bInA, &aInB)
+	r.SetPair(&d, &pa, &pb)
 	return r
 }
 
-// SetFrames is Relate for callers that already know where each body's
-// origin lies in the other's frame (the translations of the two
-// narrow.Direction transforms of a pair): only the relative rotation is
-// computed.
-func (r *Rel) SetFrames(a, b *narrow.Pose, bInA, aInB *[3]float64) {
-	r.BinA[0], r.BinA[1], r.BinA[2] = bInA[0], bInA[1], bInA[2]
-	r.AinB[0], r.AinB[1], r.AinB[2] = aInB[0], aInB[1], aInB[2]
-	// q_A⁻¹·q_B, written out (scalar stores: see narrow.Transform.SetPose).
-	aw, ax, ay, az := a.Rot.W, -a.Rot.V[0], -a.Rot.V[1], -a.Rot.V[2]
-	bw, bx, by, bz := b.Rot.W, b.Rot.V[0], b.Rot.V[1], b.Rot.V[2]
+// SetPair sets r from the two directions of a pair prepared by
+// narrow.SetPair at poses pa and pb: each centre is mapped by its
+// direction's Src→Dst transform, and the relative rotation is computed from
+// the quaternions. (Scalar stores through the receiver: see
+// narrow.Transform.SetPose.)
+func (r *Rel) SetPair(d *[2]narrow.Direction, pa, pb *narrow.Pose) {
+	cx, cy, cz, _ := d[0].Src.BoundingSphere()
+	m, t := &d[0].SrcToDst.R, &d[0].SrcToDst.T
+	r.AinB[0] = m[0]*cx + m[1]*cy + m[2]*cz + t[0]
+	r.AinB[1] = m[3]*cx + m[4]*cy + m[5]*cz + t[1]
+	r.AinB[2] = m[6]*cx + m[7]*cy + m[8]*cz + t[2]
+	cx, cy, cz, _ = d[1].Src.BoundingSphere()
+	m, t = &d[1].SrcToDst.R, &d[1].SrcToDst.T
+	r.BinA[0] = m[0]*cx + m[1]*cy + m[2]*cz + t[0]
+	r.BinA[1] = m[3]*cx + m[4]*cy + m[5]*cz + t[1]
+	r.BinA[2] = m[6]*cx + m[7]*cy + m[8]*cz + t[2]
+	// q_A⁻¹·q_B, written out.
+	aw, ax, ay, az := pa.Rot.W, -pa.Rot.V[0], -pa.Rot.V[1], -pa.Rot.V[2]
+	bw, bx, by, bz := pb.Rot.W, pb.Rot.V[0], pb.Rot.V[1], pb.Rot.V[2]
 	r.Q[0] = aw*bw - ax*bx - ay*by - az*bz
 	r.Q[1] = aw*bx + ax*bw + ay*bz - az*by
 	r.Q[2] = aw*by - ax*bz + ay*bw + az*bx
@@ -83,29 +79,58 @@ func dist3(a, b *[3]float64) float64 {
 	return math.Sqrt(x*x + y*y + z*z)
 }
 
-// Displacement returns Eq. 2 of Lehericey et al. 2013 for the pair now at
-// rel, against its last standard step: ‖t_ni − t‖ + angle(q_ni, q) ×
-// maxRadius, evaluated in both bodies' frames (rays run both ways) and
-// maximised. The angle is 2·atan2(|v|, |w|) of q_ni⁻¹·q, accurate for tiny
-// rotations.
-func (s *PairState) Displacement(rel *Rel, maxRadius float64) float64 {
-	t, sv, cw := s.parts(rel)
-	return t + 2*math.Atan2(sv, cw)*maxRadius
+// Displacements returns Eq. 2 of Lehericey et al. 2013 (§3.3) for the pair
+// now at rel, against its last standard step, once per direction, about
+// the bounding-sphere centres: d0 = ‖c_A − c_A,ni‖ + angle(q_ni, q) × rA
+// bounds how far any vertex of A has moved in B's frame (the rays of
+// direction 0, A's vertices on B), and d1 = ‖c_B − c_B,ni‖ + angle × rB
+// the same for B's vertices in A's frame; c_A is A's centre in B's frame,
+// rA (rB) A's (B's) radius about its centre. The angle is 2·atan2(|v|, |w|)
+// of q_ni⁻¹·q, accurate for tiny rotations.
+//
+// Why this bounds the motion: in B's frame A's pose is (R, t), and vertex x
+// of A lies at R·x + t = R·(x − c) + c_A with c_A = R·c + t. Between the
+// standard step and now it moves by (c_A − c_A,ni) + (R − R_ni)·(x − c),
+// and |(R − R_ni)·y| = |R_ni⁻¹R·y − y| = 2 sin(θ/2)·|y⊥| ≤ θ·|y| ≤ θ·rA,
+// θ being the angle of R_ni⁻¹R, the rotation between the relative
+// orientations (the same in both frames). The paper's form, translation
+// of the origins plus θ × the larger radius about the origins, bounds the
+// same motion, but loosely when a shape's origin lies off its centre (its
+// radius about the origin is larger, and a rotation about the centre,
+// which is what a rigid body does about its centre of mass, moves the
+// origin) and, for a pair of unequal shapes, in the small shape's
+// direction (the large shape's radius multiplies θ there).
+func (s *PairState) Displacements(rel *Rel, rA, rB float64) (d0, d1 float64) {
+	t0, t1, sv, cw := s.parts(rel)
+	a := 2 * math.Atan2(sv, cw)
+	return t0 + a*rA, t1 + a*rB
 }
 
-// Within reports Displacement(rel, maxRadius) <= threshold: whether the
-// pair may be updated iteratively (§3.3). Since atan(x) ≤ x, the cheap
+// Displacement returns the larger of the two Displacements: at most how
+// far any vertex of either body has moved relative to the other since the
+// last standard step.
+func (s *PairState) Displacement(rel *Rel, rA, rB float64) float64 {
+	d0, d1 := s.Displacements(rel, rA, rB)
+	return max(d0, d1)
+}
+
+// Within reports whether both Displacements are at most threshold: whether
+// the pair may be updated iteratively (§3.3). Since atan(x) ≤ x, the cheap
 // bound 2·|v|/|w| on the angle settles most calls without the arctangent.
-func (s *PairState) Within(rel *Rel, maxRadius, threshold float64) bool {
-	t, sv, cw := s.parts(rel)
-	if cw > 0 && t+2*(sv/cw)*maxRadius <= threshold {
-		return true
+func (s *PairState) Within(rel *Rel, rA, rB, threshold float64) bool {
+	t0, t1, sv, cw := s.parts(rel)
+	if cw > 0 {
+		if a := 2 * (sv / cw); t0+a*rA <= threshold && t1+a*rB <= threshold {
+			return true
+		}
 	}
-	return t+2*math.Atan2(sv, cw)*maxRadius <= threshold
+	a := 2 * math.Atan2(sv, cw)
+	return t0+a*rA <= threshold && t1+a*rB <= threshold
 }
 
-// parts returns the translation term of Eq. 2 and |v|, |w| of q_ni⁻¹·q.
-func (s *PairState) parts(rel *Rel) (t, sv, cw float64) {
+// parts returns the translation terms of Eq. 2 (A's centre in B's frame,
+// B's in A's) and |v|, |w| of q_ni⁻¹·q.
+func (s *PairState) parts(rel *Rel) (t0, t1, sv, cw float64) {
 	ni := &s.RelNI
 	// q_ni⁻¹·q, written out.
 	aw, ax, ay, az := ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]
@@ -114,13 +139,15 @@ func (s *PairState) parts(rel *Rel) (t, sv, cw float64) {
 	x := aw*bx + ax*bw + ay*bz - az*by
 	y := aw*by - ax*bz + ay*bw + az*bx
 	z := aw*bz + ax*by - ay*bx + az*bw
-	t = max(dist3(&rel.BinA, &ni.BinA), dist3(&rel.AinB, &ni.AinB))
-	return t, math.Sqrt(x*x + y*y + z*z), math.Abs(w)
+	t0, t1 = dist3(&rel.AinB, &ni.AinB), dist3(&rel.BinA, &ni.BinA)
+	return t0, t1, math.Sqrt(x*x + y*y + z*z), math.Abs(w)
 }
 
-// MarkStandard records the poses of a standard step: later displacements
-// are measured from them.
-func (s *PairState) MarkStandard(a, b narrow.Pose) { s.RelNI = Relate(a, b) }
+// MarkStandard records the placement of shapes a and b at the poses of a
+// standard step: later displacements are measured from it.
+func (s *PairState) MarkStandard(a, b *narrow.Shape, pa, pb narrow.Pose) {
+	s.RelNI = Relate(a, b, pa, pb)
+}
 
 // Commit makes the rays built this step current.
 func (s *PairState) Commit() {

@@ -2,6 +2,7 @@ package iterative_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -214,50 +215,101 @@ func TestPairStateCommit(t *testing.T) {
 	}
 }
 
+// offBox is a box whose local origin lies outside it: its bounding sphere
+// is centred at (3, 0, 0) with radius √3, its Radius about the origin is
+// √18.
+func offBox(t testing.TB) *narrow.Shape {
+	t.Helper()
+	s, err := narrow.NewBox(mgl64.Vec3{2, -1, -1}, mgl64.Vec3{4, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// rotateAbout returns p rotated by ang about axis through the world point
+// w.
+func rotateAbout(p narrow.Pose, ang float64, axis, w mgl64.Vec3) narrow.Pose {
+	q := mgl64.QuatRotate(ang, axis)
+	return narrow.Pose{Pos: w.Add(q.Rotate(p.Pos.Sub(w))), Rot: q.Mul(p.Rot)}
+}
+
 func TestPairStateDisplacement(t *testing.T) {
 	axisA := mgl64.Vec3{1, -1, 2}.Normalize()
 	axisB := mgl64.Vec3{0, 3, 1}.Normalize()
 	a := narrow.Pose{Pos: mgl64.Vec3{1, -2, 0.5}, Rot: mgl64.QuatRotate(0.7, axisA)}
 	b := narrow.Pose{Pos: mgl64.Vec3{2.5, 0.5, -1}, Rot: mgl64.QuatRotate(-1.1, axisB)}
-	const radius = 2.0
-	sep := b.Pos.Sub(a.Pos).Len()
+	box := offBox(t)
+	cx, cy, cz, r := box.BoundingSphere()
+	if c := (mgl64.Vec3{cx, cy, cz}); !c.ApproxEqualThreshold(mgl64.Vec3{3, 0, 0}, 1e-9) || math.Abs(r-math.Sqrt(3)) > 1e-9 {
+		t.Fatalf("BoundingSphere = %v, %v; want (3, 0, 0), √3", c, r)
+	}
+	// World centres.
+	ca := a.Pos.Add(a.Rot.Rotate(mgl64.Vec3{3, 0, 0}))
+	cb := b.Pos.Add(b.Rot.Rotate(mgl64.Vec3{3, 0, 0}))
+	sep := cb.Sub(ca).Len()
 
 	translate := func(p narrow.Pose, d mgl64.Vec3) narrow.Pose {
 		return narrow.Pose{Pos: p.Pos.Add(d), Rot: p.Rot}
 	}
-	rotate := func(p narrow.Pose, ang float64, axis mgl64.Vec3) narrow.Pose {
-		return narrow.Pose{Pos: p.Pos, Rot: mgl64.QuatRotate(ang, axis).Mul(p.Rot)}
-	}
 	delta := mgl64.Vec3{0.03, -0.04, 0.12} // length 0.13
+	const th = 0.05
+	// Rotating B by θ about its centre: B's own vertices move by at most
+	// θ·r in A's frame (d1 = θ·r exactly), A's centre swings about B's
+	// centre in B's frame by 2·sin(θ/2)·(its distance off the axis) ≤ θ·sep.
 	tests := []struct {
-		name   string
-		a, b   narrow.Pose
-		lo, hi float64
+		name           string
+		a, b           narrow.Pose
+		lo0, hi0       float64
+		lo1, hi1       float64
+		paperLo, paper float64 // the paper's form about the origins, for comparison
 	}{
-		{"same poses", a, b, 0, 1e-12},
-		{"translate B", a, translate(b, delta), 0.13 - 1e-12, 0.13 + 1e-12},
-		{"translate A", translate(a, delta), b, 0.13 - 1e-12, 0.13 + 1e-12},
-		{"translate both together", translate(a, delta), translate(b, delta), 0, 1e-12},
-		// Rotating one body about its own origin by θ moves it by θ·radius
-		// in its own frame, and the other by at most θ·(radius + sep).
-		{"rotate B", a, rotate(b, 0.05, axisA), 0.05*radius - 1e-12, 0.05*(radius+sep) + 1e-12},
-		{"rotate A", rotate(a, 0.05, axisB), b, 0.05*radius - 1e-12, 0.05*(radius+sep) + 1e-12},
+		{"same poses", a, b, 0, 1e-12, 0, 1e-12, 0, 1e-12},
+		{"translate B", a, translate(b, delta), 0.13, 0.13, 0.13, 0.13, 0.13, 0.13},
+		{"translate A", translate(a, delta), b, 0.13, 0.13, 0.13, 0.13, 0.13, 0.13},
+		{"translate both together", translate(a, delta), translate(b, delta), 0, 1e-12, 0, 1e-12, 0, 1e-12},
+		{"rotate B about its centre", a, rotateAbout(b, th, axisA, cb), th * r, th * (r + sep), th * r, th * r, th * math.Sqrt(18), 2 * th * (math.Sqrt(18) + sep + 3)},
+		{"rotate A about its centre", rotateAbout(a, th, axisB, ca), b, th * r, th * r, th * r, th * (r + sep), th * math.Sqrt(18), 2 * th * (math.Sqrt(18) + sep + 3)},
 	}
+	const eps = 1e-12
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var s iterative.PairState
-			s.MarkStandard(a, b)
-			got := s.Displacement(ptr(iterative.Relate(tc.a, tc.b)), radius)
-			if got < tc.lo || got > tc.hi {
-				t.Errorf("Displacement = %.17g, want in [%.17g, %.17g]", got, tc.lo, tc.hi)
+			s.MarkStandard(box, box, a, b)
+			rel := iterative.Relate(box, box, tc.a, tc.b)
+			d0, d1 := s.Displacements(&rel, r, r)
+			if d0 < tc.lo0-eps || d0 > tc.hi0+eps {
+				t.Errorf("d0 = %.17g, want in [%.17g, %.17g]", d0, tc.lo0, tc.hi0)
+			}
+			if d1 < tc.lo1-eps || d1 > tc.hi1+eps {
+				t.Errorf("d1 = %.17g, want in [%.17g, %.17g]", d1, tc.lo1, tc.hi1)
+			}
+			if got := s.Displacement(&rel, r, r); got != max(d0, d1) {
+				t.Errorf("Displacement = %v, want max(%v, %v)", got, d0, d1)
+			}
+			// The paper's form (origins, largest radius about them) is
+			// never smaller here: the rotations are about the centres,
+			// which lie 3 from the origins.
+			paper := iterative.Displacement(narrow.Relative(a, b), narrow.Relative(tc.a, tc.b), box.Radius())
+			paper = max(paper, iterative.Displacement(narrow.Relative(b, a), narrow.Relative(tc.b, tc.a), box.Radius()))
+			if paper < tc.paperLo-eps || paper > tc.paper+eps || paper < max(d0, d1)-eps {
+				t.Errorf("paper's Eq. 2 = %.17g, want in [%.17g, %.17g] and ≥ %.17g", paper, tc.paperLo, tc.paper, max(d0, d1))
+			}
+			for _, thr := range []float64{0.5 * min(d0, d1), min(d0, d1), max(d0, d1), max(d0, d1) + 1e-9, 2 * max(d0, d1)} {
+				if got, want := s.Within(&rel, r, r, thr), d0 <= thr && d1 <= thr; got != want {
+					t.Errorf("Within(threshold %.17g) = %v, want %v", thr, got, want)
+				}
 			}
 		})
 	}
 
 	// It grows with the motion of either body.
+	rotate := func(p narrow.Pose, ang float64, axis mgl64.Vec3) narrow.Pose {
+		return narrow.Pose{Pos: p.Pos, Rot: mgl64.QuatRotate(ang, axis).Mul(p.Rot)}
+	}
 	for _, who := range []string{"A", "B"} {
 		var s iterative.PairState
-		s.MarkStandard(a, b)
+		s.MarkStandard(box, box, a, b)
 		prev := 0.0
 		for i := 1; i <= 5; i++ {
 			f := float64(i) * 0.02
@@ -267,7 +319,7 @@ func TestPairStateDisplacement(t *testing.T) {
 			} else {
 				pb = rotate(translate(b, delta.Mul(f)), f, axisA)
 			}
-			d := s.Displacement(ptr(iterative.Relate(pa, pb)), radius)
+			d := s.Displacement(ptr(iterative.Relate(box, box, pa, pb)), r, r)
 			if !(d > prev) {
 				t.Errorf("moving %s by %g: Displacement %.17g does not exceed %.17g", who, f, d, prev)
 			}
@@ -277,28 +329,89 @@ func TestPairStateDisplacement(t *testing.T) {
 
 	// MarkStandard at the new poses resets it.
 	var s iterative.PairState
-	s.MarkStandard(a, b)
+	s.MarkStandard(box, box, a, b)
 	nb := rotate(translate(b, delta), 0.3, axisA)
-	if d := s.Displacement(ptr(iterative.Relate(a, nb)), radius); !(d > 0.1) {
+	if d := s.Displacement(ptr(iterative.Relate(box, box, a, nb)), r, r); !(d > 0.1) {
 		t.Fatalf("Displacement after motion = %g", d)
 	}
-	s.MarkStandard(a, nb)
-	if d := s.Displacement(ptr(iterative.Relate(a, nb)), radius); math.Abs(d) > 1e-12 {
+	s.MarkStandard(box, box, a, nb)
+	if d := s.Displacement(ptr(iterative.Relate(box, box, a, nb)), r, r); math.Abs(d) > 1e-12 {
 		t.Errorf("Displacement after MarkStandard at the same poses = %g, want 0", d)
+	}
+}
+
+// TestDisplacementsBoundVertexMotion checks the claim Eq. 2 rests on, for
+// random motions of shapes of different sizes whose origins lie off their
+// centres: in each direction, no vertex of the source moves farther in the
+// target's frame than that direction's displacement, and the bound is not
+// loose by more than the worst case allows (d_k ≤ true motion of the
+// centre + θ·r_k, the centre's motion being attained).
+func TestDisplacementsBoundVertexMotion(t *testing.T) {
+	small := offBox(t)
+	big, err := narrow.NewBox(mgl64.Vec3{-10, 5, -1}, mgl64.Vec3{10, 6, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 2))
+	randPose := func() narrow.Pose {
+		ax := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+		return narrow.Pose{Pos: mgl64.Vec3{4 * rng.Float64(), 4 * rng.Float64(), 4 * rng.Float64()}, Rot: mgl64.QuatRotate(math.Pi*rng.Float64(), ax)}
+	}
+	jiggle := func(p narrow.Pose, s float64) narrow.Pose {
+		ax := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+		d := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Mul(s)
+		return narrow.Pose{Pos: p.Pos.Add(d), Rot: mgl64.QuatRotate(s*rng.NormFloat64(), ax).Mul(p.Rot).Normalize()}
+	}
+	// moved returns the largest motion of a vertex of src, in dst's frame,
+	// between the two placements.
+	moved := func(src *narrow.Shape, ps0, pd0, ps1, pd1 narrow.Pose) float64 {
+		m := 0.0
+		for i := 0; i < src.NumVertices(); i++ {
+			v := src.Vertex(i)
+			x0 := narrow.Relative(pd0, ps0)
+			x1 := narrow.Relative(pd1, ps1)
+			p0 := x0.Rot.Rotate(v).Add(x0.Pos)
+			p1 := x1.Rot.Rotate(v).Add(x1.Pos)
+			m = max(m, p1.Sub(p0).Len())
+		}
+		return m
+	}
+	for _, pair := range [][2]*narrow.Shape{{small, big}, {big, small}, {small, small}} {
+		a, b := pair[0], pair[1]
+		_, _, _, rA := a.BoundingSphere()
+		_, _, _, rB := b.BoundingSphere()
+		for i := 0; i < 200; i++ {
+			pa, pb := randPose(), randPose()
+			qa, qb := jiggle(pa, 0.05), jiggle(pb, 0.05)
+			var s iterative.PairState
+			s.MarkStandard(a, b, pa, pb)
+			rel := iterative.Relate(a, b, qa, qb)
+			d0, d1 := s.Displacements(&rel, rA, rB)
+			m0, m1 := moved(a, pa, pb, qa, qb), moved(b, pb, pa, qb, qa)
+			if m0 > d0*(1+1e-12)+1e-12 || m1 > d1*(1+1e-12)+1e-12 {
+				t.Fatalf("case %d: vertices moved %.17g, %.17g; Displacements %.17g, %.17g", i, m0, m1, d0, d1)
+			}
+		}
 	}
 }
 
 func TestRelate(t *testing.T) {
 	a := narrow.Pose{Pos: mgl64.Vec3{1, -2, 0.5}, Rot: mgl64.QuatRotate(0.7, mgl64.Vec3{1, -1, 2}.Normalize())}
 	b := narrow.Pose{Pos: mgl64.Vec3{2.5, 0.5, -1}, Rot: mgl64.QuatRotate(-1.1, mgl64.Vec3{0, 3, 1}.Normalize())}
-	r := iterative.Relate(a, b)
+	sa := offBox(t)
+	sb, err := narrow.NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 3, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := iterative.Relate(sa, sb, a, b)
 	binA := narrow.Relative(a, b)
 	ainB := narrow.Relative(b, a)
-	if !mgl64.Vec3(r.BinA).ApproxEqualThreshold(binA.Pos, 1e-12) {
-		t.Errorf("BinA = %v, want %v", r.BinA, binA.Pos)
+	// Centres: (3, 0, 0) of A's box, (0, 1, 0) of B's.
+	if want := binA.Pos.Add(binA.Rot.Rotate(mgl64.Vec3{0, 1, 0})); !mgl64.Vec3(r.BinA).ApproxEqualThreshold(want, 1e-9) {
+		t.Errorf("BinA = %v, want %v", r.BinA, want)
 	}
-	if !mgl64.Vec3(r.AinB).ApproxEqualThreshold(ainB.Pos, 1e-12) {
-		t.Errorf("AinB = %v, want %v", r.AinB, ainB.Pos)
+	if want := ainB.Pos.Add(ainB.Rot.Rotate(mgl64.Vec3{3, 0, 0})); !mgl64.Vec3(r.AinB).ApproxEqualThreshold(want, 1e-9) {
+		t.Errorf("AinB = %v, want %v", r.AinB, want)
 	}
 	q := mgl64.Quat{W: r.Q[0], V: mgl64.Vec3{r.Q[1], r.Q[2], r.Q[3]}}
 	if ang := narrow.Angle(q, binA.Rot); ang > 1e-12 {

@@ -90,7 +90,9 @@ type Shape struct {
 	fnorm   [][3]float64 // unit outward face normals
 	adj     [][3]int32   // neighbour across edge k (see Adjacent)
 	bounds  AABB
-	radius  float64             // Eq. 2 radius: largest distance of a vertex from the local origin
+	radius  float64             // largest distance of a vertex from the local origin
+	centre  [3]float64          // bounding sphere's centre (BoundingSphere)
+	cradius float64             // bounding sphere's radius: largest distance of a vertex from centre
 	avgSize float64             // Eq. 1 averageTrianglesSize: mean edge (segment) length
 	scale   float64             // length scale for tolerances
 	areaTol float64             // twice-area below which a primitive is degenerate
@@ -163,9 +165,22 @@ func (s *Shape) Adjacent(i, k int) int { return int(s.adj[i][k]) }
 // Bounds returns the local bounding box.
 func (s *Shape) Bounds() AABB { return s.bounds }
 
-// Radius returns the largest distance of a vertex from the local origin, the
-// radius of Eq. 2 (Lehericey et al. 2013, §3.3).
+// Radius returns the largest distance of a vertex from the local origin
+// (the radius of Eq. 2 of Lehericey et al. 2013, §3.3, when rotations are
+// taken about the origin; irtcd evaluates Eq. 2 about BoundingSphere's
+// centre instead).
 func (s *Shape) Radius() float64 { return s.radius }
+
+// BoundingSphere returns the centre (x, y, z), in local coordinates, and
+// the radius r of a sphere that contains every vertex, hence the whole
+// shape: r is the largest distance of a vertex from the centre. The centre
+// is near that of the smallest such sphere (not at the local origin, which
+// may lie far off-centre in a mesh file). Eq. 2 of Lehericey et al. 2013
+// (§3.3) is evaluated about this point with this radius (see package
+// iterative). Scalars, not an array: it is read on the hot path.
+func (s *Shape) BoundingSphere() (x, y, z, r float64) {
+	return s.centre[0], s.centre[1], s.centre[2], s.cradius
+}
 
 // AvgPrimSize returns the mean edge length of the triangles (segment length
 // for polygons), the averageTrianglesSize of Eq. 1 (§3.1).
@@ -264,6 +279,7 @@ func (s *Shape) finish() {
 	for _, v := range s.verts {
 		s.radius = max(s.radius, len3(v))
 	}
+	s.centre, s.cradius = boundingSphere(s.verts, s.bounds.Center())
 	total, n := 0.0, 0
 	for _, p := range s.prims {
 		if p[2] < 0 {
@@ -311,4 +327,39 @@ func (s *Shape) finish() {
 		}
 		s.vblocks = append(s.vblocks, b)
 	}
+}
+
+// boundingSphere returns a sphere containing every point of pts: a centre
+// and the largest distance of a point from it. It starts at start (the
+// bounding box's centre) and improves it by Bădoiu and Clarkson's
+// iteration (step i moves the centre 1/(i+1) of the way towards the
+// farthest point; after k steps it is within R/√k of the smallest
+// sphere's centre, R that sphere's radius), keeping the best centre seen.
+// Whatever the centre, the radius is measured from it, so the sphere
+// always contains every point; it is padded by a relative 1e-12 so that
+// rounding in the distances cannot make it too small.
+func boundingSphere(pts [][3]float64, start [3]float64) (centre [3]float64, radius float64) {
+	const steps = 256
+	farthest := func(c [3]float64) (int, float64) {
+		best, d2 := 0, -1.0
+		for i := range pts {
+			x, y, z := pts[i][0]-c[0], pts[i][1]-c[1], pts[i][2]-c[2]
+			if q := x*x + y*y + z*z; q > d2 {
+				best, d2 = i, q
+			}
+		}
+		return best, d2
+	}
+	c := start
+	i, d2 := farthest(c)
+	centre, best := c, d2
+	for k := 1; k <= steps; k++ {
+		p := &pts[i]
+		f := 1 / float64(k+1)
+		c = [3]float64{c[0] + f*(p[0]-c[0]), c[1] + f*(p[1]-c[1]), c[2] + f*(p[2]-c[2])}
+		if i, d2 = farthest(c); d2 < best {
+			centre, best = c, d2
+		}
+	}
+	return centre, math.Sqrt(best) * (1 + 1e-12)
 }

@@ -2,9 +2,11 @@ package scene3d_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
@@ -42,6 +44,121 @@ func BenchmarkAvalanche3D(b *testing.B) {
 			b.ReportMetric(float64(rays)/float64(steps), "rays/step")
 			b.ReportMetric(float64(pairs)/float64(steps), "pairs/step")
 			b.ReportMetric(deepest, "max-depth")
+		})
+	}
+}
+
+// recorder is a narrow.Backend that records every batch it is given (and
+// the shapes, in registration order) before passing it on.
+type recorder struct {
+	narrow.Backend
+	shapes  []*narrow.Shape
+	batches [][]narrow.Pair
+}
+
+func (r *recorder) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
+	r.shapes = append(r.shapes, s)
+	return r.Backend.RegisterShape(s)
+}
+
+func (r *recorder) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	r.batches = append(r.batches, append([]narrow.Pair(nil), pairs...))
+	return r.Backend.Detect(ctx, pairs, res)
+}
+
+var (
+	replayOnce  sync.Once
+	replayRec   *recorder
+	replayPhase [2]int
+	replayErr   error
+)
+
+// avalancheReplay records, once per process, the narrow phase's input of
+// the 64-bunny avalanche of BenchmarkAvalanche3D simulated with the
+// standard method: every step's pairs and poses, and the steps where
+// phases B and C start (PhaseBounds).
+func avalancheReplay() (*recorder, [2]int, error) {
+	replayOnce.Do(func() {
+		be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
+		if err != nil {
+			replayErr = err
+			return
+		}
+		defer be.Close()
+		rec := &recorder{Backend: be}
+		tr, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
+			N: 64, Seed: 1, Backend: rec, Workers: 1})
+		if err != nil {
+			replayErr = err
+			return
+		}
+		replayRec = rec
+		replayPhase[0], replayPhase[1] = scene3d.PhaseBounds(tr.Steps)
+	})
+	return replayRec, replayPhase, replayErr
+}
+
+// BenchmarkAvalancheReplay times the narrow phase alone on a fixed input:
+// the pairs and poses of the 64-bunny avalanche as simulated with the
+// standard method (recorded once), replayed step by step through a fresh
+// backend of each method on one worker. Unlike BenchmarkAvalanche3D, whose
+// runs diverge as soon as two methods return different contacts (a pile is
+// chaotic), every method and every version of the code sees the same
+// steps, so differences are the narrow phase's own. Metrics: Detect's mean
+// time per step over the whole run and per phase (A: until the first
+// contact, B: impacts, C: rest; scene3d.PhaseBounds), rays per step, and
+// the share of pairs processed with the standard algorithm, overall and
+// in phase C.
+func BenchmarkAvalancheReplay(b *testing.B) {
+	rec, ph, err := avalancheReplay()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bounds := [4]int{0, ph[0], ph[1], len(rec.batches)}
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+		b.Run("method="+m.String(), func(b *testing.B) {
+			var phaseT [3]time.Duration
+			var rays, pairs, std, pairsC, stdC int
+			var res narrow.Result
+			for i := 0; i < b.N; i++ {
+				be, err := cpubackend.New(narrow.Params{Method: m}, cpubackend.WithWorkers(1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, s := range rec.shapes {
+					if _, err := be.RegisterShape(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for p := 0; p < 3; p++ {
+					for k := bounds[p]; k < bounds[p+1]; k++ {
+						t0 := time.Now()
+						if err := be.Detect(context.Background(), rec.batches[k], &res); err != nil {
+							b.Fatal(err)
+						}
+						phaseT[p] += time.Since(t0)
+						st := &res.Stats
+						rays += st.Rays()
+						pairs += st.Pairs
+						std += st.StandardPairs
+						if p == 2 {
+							pairsC += st.Pairs
+							stdC += st.StandardPairs
+						}
+					}
+				}
+				be.Close()
+			}
+			ms := func(d time.Duration, steps int) float64 {
+				return float64(d.Nanoseconds()) / 1e6 / float64(max(1, steps*b.N))
+			}
+			b.ReportMetric(ms(phaseT[0]+phaseT[1]+phaseT[2], len(rec.batches)), "narrow-ms/step")
+			for p, name := range []string{"A", "B", "C"} {
+				b.ReportMetric(ms(phaseT[p], bounds[p+1]-bounds[p]), name+"-ms/step")
+			}
+			b.ReportMetric(float64(rays)/float64(len(rec.batches)*b.N), "rays/step")
+			b.ReportMetric(100*float64(std)/float64(max(1, pairs)), "std-%")
+			b.ReportMetric(100*float64(stdC)/float64(max(1, pairsC)), "C-std-%")
 		})
 	}
 }
