@@ -28,6 +28,13 @@ import (
 // multiple of narrow.VertexBlock so that items start on a block.
 const chunk = 16 * narrow.VertexBlock
 
+// clearBlocks is how many blocks of narrow.VertexBlock vertices a
+// clearance search examines vertex by vertex before it gives up
+// (narrow.Direction.Clearance). On the avalanche's pile one block saves
+// most of what more would, and searches stay cheaper than the standard
+// steps they replace when bodies approach (BenchmarkPhase, fall).
+const clearBlocks = 1
+
 // Option configures a Backend.
 type Option func(*Backend)
 
@@ -53,10 +60,13 @@ type Backend struct {
 	pool     *pool
 	jobs     []job
 	tasks    []task
+	clears   []int32 // jobs whose clearance is sought this step
 	reducers []reprojection.Reducer
 	ids      map[uint64]int32
 	runTask  func(i, w int)
 	runMerge func(i, w int)
+	runClear func(i, w int)
+	noClear  bool // no clear path (tests: it must change no result)
 	ctx      context.Context
 	stop     atomic.Bool
 }
@@ -70,6 +80,10 @@ type job struct {
 	fresh     bool          // st came from Store.New and is installed at commit
 	rel       iterative.Rel // the pair's relative placement this step
 	iterative bool
+	clearStep bool       // the step stands for a standard step: both directions are clear
+	seek      [2]bool    // directions whose clearance is sought before deciding
+	clear     [2]float64 // the clearances left or found (> 0: clear)
+	failed    [2]bool    // directions whose search failed (the step is standard)
 	err       error
 	dirs      [2]narrow.Direction
 	t0, t1    int // its tasks
@@ -100,6 +114,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	}
 	b.runTask = b.doTask
 	b.runMerge = b.doMerge
+	b.runClear = b.doClear
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.pool = newPool(b.workers)
 	return b, nil
@@ -199,18 +214,31 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 		} else {
 			st.StandardPairs++
 		}
+		var cast [2]bool // rays cast per direction
+		for t := j.t0; t < j.t1; t++ {
+			tk := &b.tasks[t]
+			st.Add(&tk.stats)
+			cast[tk.dir] = cast[tk.dir] || tk.stats.StandardRays > 0
+		}
 		if j.st != nil {
 			if j.fresh {
 				b.store.Put(j.pair.ID, j.st)
 			}
 			j.st.Commit()
-			if !j.iterative {
-				j.st.Valid = true
-				j.st.RelNI = j.rel
+			switch {
+			case !j.iterative:
+				// A direction is worth a clearance search later if it cast
+				// no ray, though its culling box was not empty (else its
+				// standard step costs next to nothing), and if no search
+				// failed for it at this step (else it is close).
+				var quiet [2]bool
+				for d := range quiet {
+					quiet[d] = !cast[d] && !j.dirs[d].Cull.Empty() && !j.failed[d]
+				}
+				j.st.SetStandard(&j.rel, quiet)
+			case j.clearStep:
+				j.st.SetClear(&j.rel, j.clear)
 			}
-		}
-		for t := j.t0; t < j.t1; t++ {
-			st.Add(&b.tasks[t].stats)
 		}
 		st.Contacts += len(j.contacts)
 		res.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
@@ -233,66 +261,152 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 }
 
 // prepare validates the pairs, decides standard or iterative per pair and
-// lays out the work items.
+// lays out the work items. A pair that fails Eq. 2 but may be clear in
+// both directions gets its clearance searches (run on every worker) before
+// the decision (see decide).
 func (b *Backend) prepare(pairs []narrow.Pair) {
 	clear(b.ids)
 	if cap(b.jobs) < len(pairs) {
 		b.jobs = append(b.jobs[:cap(b.jobs)], make([]job, len(pairs)-cap(b.jobs))...)
 	}
 	b.jobs = b.jobs[:len(pairs)]
+	b.clears = b.clears[:0]
 	nt := 0
 	for i := range pairs {
 		j := &b.jobs[i]
 		j.pair, j.err, j.st, j.fresh, j.iterative = pairs[i], nil, nil, false, false
+		j.clearStep, j.seek, j.failed = false, [2]bool{}, [2]bool{}
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
 		j.t0, j.t1 = nt, nt
 		if err := b.check(j, i); err != nil {
 			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
 			continue
 		}
-		pa, pb := &j.pair.PoseA, &j.pair.PoseB
-		narrow.SetPair(&j.dirs, j.a, j.b, pa, pb)
-		if b.params.Method == narrow.MethodStandard {
-			j.res = b.params.Resolve(j.a, j.b)
-		} else {
-			// Where each bounding-sphere centre lies in the other's frame,
-			// and the relative rotation: all Eq. 2 needs.
-			j.rel.SetPair(&j.dirs, pa, pb)
-			j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
-			if j.st == nil {
-				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
-			}
-			if !j.st.HasParams {
-				j.st.Params, j.st.HasParams = b.params.Resolve(j.a, j.b), true
-			}
-			j.res = j.st.Params
-			for d := range j.st.Next {
-				j.st.Next[d] = j.st.Next[d][:0] // scratch of this step
-			}
-			if j.st.Valid {
-				_, _, _, rA := j.a.BoundingSphere()
-				_, _, _, rB := j.b.BoundingSphere()
-				j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold)
-			}
+		if b.decide(j) {
+			// Its tasks are laid out after the search; a job's tasks
+			// need only be contiguous.
+			b.clears = append(b.clears, int32(i))
+			continue
 		}
-		for d := 0; d < 2; d++ {
-			j.dirs[d].Reach = j.res.Reach
-			if !j.iterative {
-				j.dirs[d].SetCull(j.res.DistanceExtension)
+		nt = b.layout(i, nt)
+	}
+	if len(b.clears) > 0 {
+		b.pool.run(len(b.clears), b.runClear)
+		for _, i := range b.clears {
+			j := &b.jobs[i]
+			j.clearStep = j.clear[0] > 0 && j.clear[1] > 0
+			j.iterative = j.clearStep
+			for d := range j.failed {
+				j.failed[d] = j.seek[d] && j.clear[d] <= 0
 			}
-			n := j.dirs[d].Src.NumVertices()
-			if j.iterative {
-				n = len(j.st.Rays[d])
-			} else if j.dirs[d].Cull.Empty() {
-				n = 0
-			}
-			for lo := 0; lo < n; lo += chunk {
-				nt = b.addTask(nt, i, d, lo, min(n, lo+chunk))
-			}
+			nt = b.layout(int(i), nt)
 		}
-		j.t1 = nt
 	}
 	b.tasks = b.tasks[:nt]
+}
+
+// decide prepares a valid job's directions and temporal state and decides
+// whether its step is iterative. It reports whether the decision waits
+// for a clearance search.
+//
+// The step is iterative when Eq. 2 (Lehericey et al. 2013, §3.3, per
+// direction: iterative.PairState.Within) holds. Otherwise a standard step
+// is due, but when both directions are clear (their vertices cannot reach
+// the other body's culling volume: narrow.Direction.Clearance) it would
+// cast no ray and return nothing, and leave no rays: the step is then an
+// iterative one (with no rays, nothing either) that stands for it
+// (clearStep), exactly. A direction is clear if what is left of its
+// clearance (iterative.PairState.Clear) exceeds its displacement, or
+// after a search, which is worth it only for a direction without rays
+// whose last standard step cast none (Quiet).
+func (b *Backend) decide(j *job) (search bool) {
+	pa, pb := &j.pair.PoseA, &j.pair.PoseB
+	narrow.SetPair(&j.dirs, j.a, j.b, pa, pb)
+	if b.params.Method == narrow.MethodStandard {
+		j.res = b.params.Resolve(j.a, j.b)
+		return false
+	}
+	// Where each bounding-sphere centre lies in the other's frame, and the
+	// relative rotation: all Eq. 2 needs.
+	j.rel.SetPair(&j.dirs, pa, pb)
+	j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
+	if j.st == nil {
+		j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
+	}
+	if !j.st.HasParams {
+		j.st.Params, j.st.HasParams = b.params.Resolve(j.a, j.b), true
+	}
+	j.res = j.st.Params
+	for d := range j.st.Next {
+		j.st.Next[d] = j.st.Next[d][:0] // scratch of this step
+	}
+	if !j.st.Valid {
+		return false
+	}
+	_, _, _, rA := j.a.BoundingSphere()
+	_, _, _, rB := j.b.BoundingSphere()
+	if j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold); j.iterative || b.noClear {
+		return false
+	}
+	var disp [2]float64
+	disp[0], disp[1] = j.st.Displacements(&j.rel, rA, rB)
+	for d := range disp {
+		switch {
+		case j.st.Clear[d] > disp[d]:
+			j.clear[d] = j.st.Clear[d] - disp[d]
+		case len(j.st.Rays[d]) == 0 && j.st.Quiet[d]:
+			j.seek[d] = true
+		default:
+			j.seek = [2]bool{}
+			return false
+		}
+	}
+	if j.seek == [2]bool{} {
+		j.iterative, j.clearStep = true, true
+		return false
+	}
+	return true
+}
+
+// layout lays out the work items of job i from task nt on, and returns
+// the next free task.
+func (b *Backend) layout(i, nt int) int {
+	j := &b.jobs[i]
+	j.t0 = nt
+	for d := 0; d < 2; d++ {
+		j.dirs[d].Reach = j.res.Reach
+		if !j.iterative {
+			j.dirs[d].SetCull(j.res.DistanceExtension)
+		}
+		n := j.dirs[d].Src.NumVertices()
+		if j.iterative {
+			n = len(j.st.Rays[d])
+		} else if j.dirs[d].Cull.Empty() {
+			n = 0
+		}
+		for lo := 0; lo < n; lo += chunk {
+			nt = b.addTask(nt, i, d, lo, min(n, lo+chunk))
+		}
+	}
+	j.t1 = nt
+	return nt
+}
+
+// doClear seeks the clearances of one job's directions (see decide).
+func (b *Backend) doClear(i, _ int) {
+	j := &b.jobs[b.clears[i]]
+	for d, seek := range j.seek {
+		if seek {
+			j.clear[d] = 0
+		}
+	}
+	for d, seek := range j.seek {
+		if seek {
+			if j.clear[d] = j.dirs[d].Clearance(j.res.DistanceExtension, clearBlocks); j.clear[d] <= 0 {
+				return // the pair takes a standard step anyway
+			}
+		}
+	}
 }
 
 func (b *Backend) addTask(nt, job, dir, lo, hi int) int {

@@ -15,9 +15,9 @@ type Ray struct {
 }
 
 // PairState is the temporal state of one broad-phase pair: its relative
-// placement at the last standard (non-iterative) step and, per direction
-// (0: A's vertices on B, 1: B's vertices on A), the rays to update,
-// sorted by vertex.
+// placement at the last standard (non-iterative) step, or at the last step
+// that stood for one (see Clear), and, per direction (0: A's vertices on
+// B, 1: B's vertices on A), the rays to update, sorted by vertex.
 type PairState struct {
 	A, B  narrow.ShapeID
 	Valid bool // a standard step has run since the state was created
@@ -26,9 +26,23 @@ type PairState struct {
 	// depend on nothing else); HasParams reports that it is set.
 	Params    narrow.Resolved
 	HasParams bool
-	Rays      [2][]Ray
-	Next      [2][]Ray // being built this step; swapped into Rays by Commit
-	seen      uint64
+	// Clear is, per direction, its clearance at RelNI
+	// (narrow.Direction.Clearance; 0 when unknown, and always 0 for a
+	// direction with rays): while the direction's displacement
+	// (Displacements) stays below it, a standard step would cast no ray
+	// from its vertices. When Eq. 2 fails but both directions are clear,
+	// the standard step would return nothing and leave no rays: the
+	// backend may skip it, returning the same nothing, and record the new
+	// placement with what is left of the clearances (SetClear).
+	Clear [2]float64
+	// Quiet reports, per direction, that a clearance is worth seeking
+	// when Eq. 2 fails (as judged at the last standard step: in
+	// cpubackend, it cast no ray, though it had vertices to cull, and no
+	// search failed for it).
+	Quiet [2]bool
+	Rays  [2][]Ray
+	Next  [2][]Ray // being built this step; swapped into Rays by Commit
+	seen  uint64
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
@@ -144,9 +158,31 @@ func (s *PairState) parts(rel *Rel) (t0, t1, sv, cw float64) {
 }
 
 // MarkStandard records the placement of shapes a and b at the poses of a
-// standard step: later displacements are measured from it.
+// standard step: later displacements are measured from it, and no
+// clearance is known.
 func (s *PairState) MarkStandard(a, b *narrow.Shape, pa, pb narrow.Pose) {
-	s.RelNI = Relate(a, b, pa, pb)
+	r := Relate(a, b, pa, pb)
+	s.SetStandard(&r, [2]bool{})
+}
+
+// SetStandard records a standard step at placement rel: the reference of
+// Eq. 2, no clearance, and per direction whether a clearance is worth
+// seeking later (Quiet).
+func (s *PairState) SetStandard(rel *Rel, quiet [2]bool) {
+	s.Valid = true
+	s.RelNI = *rel
+	s.Clear = [2]float64{}
+	s.Quiet = quiet
+}
+
+// SetClear records a step that stood for a standard step because both
+// directions, without rays, were clear: the reference moves to rel, with
+// clearances c (positive) measured from there. What is left of a
+// clearance c₀ after a displacement d, c₀ − d, is one: a vertex that moves
+// less than it from rel has moved less than c₀ from the old reference.
+func (s *PairState) SetClear(rel *Rel, c [2]float64) {
+	s.RelNI = *rel
+	s.Clear = c
 }
 
 // Commit makes the rays built this step current.
@@ -214,6 +250,7 @@ func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 
 func (s *PairState) reset(a, b narrow.ShapeID) {
 	s.A, s.B, s.Valid, s.HasParams = a, b, false, false
+	s.Clear, s.Quiet = [2]float64{}, [2]bool{}
 	for k := range s.Rays {
 		s.Rays[k] = s.Rays[k][:0]
 		s.Next[k] = s.Next[k][:0]

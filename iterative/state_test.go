@@ -420,3 +420,44 @@ func TestRelate(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPairStateClear: SetStandard and SetClear move the reference of Eq. 2;
+// SetStandard forgets the clearances and records Quiet, SetClear records
+// the clearances left, measured from the new placement; a fresh state has
+// neither.
+func TestPairStateClear(t *testing.T) {
+	box := offBox(t)
+	_, _, _, r := box.BoundingSphere()
+	at := func(dx float64) narrow.Pose { return narrow.Pose{Pos: mgl64.Vec3{dx, 0, 0}, Rot: mgl64.QuatIdent()} }
+	b := narrow.Pose{Pos: mgl64.Vec3{0, 5, 0}, Rot: mgl64.QuatIdent()}
+	var s iterative.PairState
+	s.MarkStandard(box, box, at(0), b)
+	if !s.Valid || s.Clear != [2]float64{} || s.Quiet != [2]bool{} {
+		t.Fatalf("after MarkStandard: Valid %v, Clear %v, Quiet %v", s.Valid, s.Clear, s.Quiet)
+	}
+	// A moves 0.25 along x: both directions by 0.25.
+	mid := iterative.Relate(box, box, at(0.25), b)
+	if d0, d1 := s.Displacements(&mid, r, r); d0 != 0.25 || d1 != 0.25 {
+		t.Fatalf("Displacements = %v, %v; want 0.25 both", d0, d1)
+	}
+	s.SetClear(&mid, [2]float64{0.5, 0.75})
+	if s.Clear != [2]float64{0.5, 0.75} {
+		t.Errorf("Clear = %v", s.Clear)
+	}
+	now := iterative.Relate(box, box, at(0.375), b)
+	if d0, d1 := s.Displacements(&now, r, r); d0 != 0.125 || d1 != 0.125 {
+		t.Errorf("after SetClear: Displacements = %v, %v; want 0.125 (from the new placement)", d0, d1)
+	}
+	s.SetStandard(&now, [2]bool{true, false})
+	if d0, d1 := s.Displacements(&now, r, r); d0 != 0 || d1 != 0 || s.Clear != [2]float64{} || s.Quiet != [2]bool{true, false} {
+		t.Errorf("after SetStandard: Displacements %v, %v, Clear %v, Quiet %v", d0, d1, s.Clear, s.Quiet)
+	}
+	var st iterative.Store
+	st.Begin()
+	fresh := st.New(1, 2)
+	fresh.Clear, fresh.Quiet = [2]float64{1, 1}, [2]bool{true, true}
+	st.Release(fresh)
+	if again := st.New(1, 2); again.Clear != [2]float64{} || again.Quiet != [2]bool{} || again.Valid {
+		t.Errorf("a recycled state keeps Clear %v, Quiet %v, Valid %v", again.Clear, again.Quiet, again.Valid)
+	}
+}

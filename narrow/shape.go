@@ -98,6 +98,7 @@ type Shape struct {
 	areaTol float64             // twice-area below which a primitive is degenerate
 	size    float64             // half the bounding-box diagonal
 	vblocks []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
+	vballs  [][4]float64        // per vertex block: centre x, y, z and radius of a ball holding its vertices
 	exit    []float64           // per vertex: where its inward ray leaves the shape (ownExit)
 	thick   float64             // smallest finite exit distance (Thickness)
 	dop     [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
@@ -326,6 +327,12 @@ func (s *Shape) finish() {
 			}
 		}
 		s.vblocks = append(s.vblocks, b)
+		c := b.Center()
+		r := 0.0
+		for _, v := range s.verts[lo:min(lo+VertexBlock, len(s.verts))] {
+			r = max(r, len3(sub3(v, c)))
+		}
+		s.vballs = append(s.vballs, [4]float64{c[0], c[1], c[2], r * (1 + 1e-12)})
 	}
 }
 
