@@ -364,6 +364,9 @@ func TestDecodeResponseMalformed(t *testing.T) {
 		{"error index", clone(func(r *pb.DetectResponse) {
 			r.Failures[0] = &pb.PairFailure{Index: 0, Code: 1}
 		})},
+		{"two errors for one pair", clone(func(r *pb.DetectResponse) { r.Failures[1] = r.Failures[0] })},
+		{"extra manifold", clone(func(r *pb.DetectResponse) { r.Manifolds = append(r.Manifolds, make([]byte, manifoldStride)...) })},
+		{"ragged contacts", clone(func(r *pb.DetectResponse) { r.Contacts = append(r.Contacts, 0) })},
 		{"error code", clone(func(r *pb.DetectResponse) {
 			f := r.Failures[0]
 			r.Failures[0] = &pb.PairFailure{Index: f.Index, Code: 1000, Message: f.Message}

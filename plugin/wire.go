@@ -440,92 +440,52 @@ func sameContact(a, b *narrow.Contact) bool {
 	return math.Float64bits(a.Depth) == math.Float64bits(b.Depth) && a.From == b.From && a.Vertex == b.Vertex && a.Prim == b.Prim
 }
 
-// decoder unpacks DetectResponses into a narrow.Result; its scratch
-// buffer is reused from step to step.
-type decoder struct {
-	failed []int32 // per pair: index in Failures, or -1
-}
+// decoder unpacks DetectResponses into a narrow.Result. It keeps no
+// state: the type groups the decoding with the detectCall that owns it.
+type decoder struct{}
 
-// decode fills res with the response to a request for pairs, after
-// checking that every count, length and index is consistent.
+// errPending marks, while a response is decoded, a failed pair whose error
+// is still to come (the errors follow the arrays).
+var errPending = errors.New("plugin: pair error pending")
+
+// decode fills res with the response to a request for pairs, checking that
+// every count, length and index is consistent. It makes one pass over the
+// pairs: the arrays' lengths give the totals, which the pairs' counts must
+// use exactly. Every count is read once and checked against what is left
+// where it is used: a response read in place from the shared region may
+// change under the decoder, which must then fail, never panic.
 func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narrow.Result) error {
 	n := len(pairs)
 	info := resp.GetPairs()
 	if len(info) != n*infoStride {
 		return malformed("%d pairs need %d bytes of results, got %d", n, n*infoStride, len(info))
 	}
-	maxC, maxM := len(resp.GetContacts())/contactStride, len(resp.GetManifolds())/manifoldStride
-	nc, nm, nf := 0, 0, 0
-	for i := 0; i < n; i++ {
-		b := info[i*infoStride:]
-		nc += int(getU32(b[0:]))
-		nm += int(getU32(b[4:]))
-		flags := getU32(b[8:])
-		if flags&^(flagIterative|flagFailed) != 0 {
-			return malformed("pair %d: flags %#x", i, flags)
-		}
-		if flags&flagFailed != 0 {
-			nf++
-		}
-		if nc > maxC || nm > maxM {
-			return malformed("pair %d: more contacts or manifolds than sent", i)
-		}
-	}
-	if nc*contactStride != len(resp.GetContacts()) || nm*manifoldStride != len(resp.GetManifolds()) {
-		return malformed("%d contacts and %d manifolds in %d and %d bytes", nc, nm, len(resp.GetContacts()), len(resp.GetManifolds()))
-	}
-	np, maxP := 0, len(resp.GetPointRefs())/refStride
-	for k := 0; k < nm; k++ {
-		np += int(getU32(resp.GetManifolds()[k*manifoldStride+24:]))
-		if np > maxP {
-			return malformed("manifold %d: more points than sent", k)
-		}
-	}
-	if np*refStride != len(resp.GetPointRefs()) || len(resp.GetPoints())%contactStride != 0 {
-		return malformed("%d manifold points in %d bytes of references and %d of points", np, len(resp.GetPointRefs()), len(resp.GetPoints()))
-	}
-	if len(resp.GetFailures()) != nf {
-		return malformed("%d failed pairs but %d errors", nf, len(resp.GetFailures()))
+	wc, wm, refs, lits := resp.GetContacts(), resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
+	if len(wc)%contactStride != 0 || len(wm)%manifoldStride != 0 || len(refs)%refStride != 0 || len(lits)%contactStride != 0 {
+		return malformed("arrays of %d, %d, %d and %d bytes for contacts, manifolds, point references and points",
+			len(wc), len(wm), len(refs), len(lits))
 	}
 	if resp.GetStats() == nil {
 		return malformed("no stats")
 	}
-
-	if cap(d.failed) < n {
-		d.failed = make([]int32, n)
-	}
-	d.failed = d.failed[:n]
-	for i := range d.failed {
-		d.failed[i] = -1
-	}
-	for k, f := range resp.GetFailures() {
-		i := int(f.GetIndex())
-		if i >= n || getU32(info[i*infoStride+8:])&flagFailed == 0 || d.failed[i] >= 0 {
-			return malformed("error %d for pair %d", k, i)
-		}
-		if int(f.GetCode()) >= len(errorKinds) {
-			return malformed("pair %d: unknown error code %d", i, f.GetCode())
-		}
-		d.failed[i] = int32(k)
-	}
+	nc, nm, np, nl := len(wc)/contactStride, len(wm)/manifoldStride, len(refs)/refStride, len(lits)/contactStride
 
 	// Straight into res's storage: every contact at once, then pair by
 	// pair its manifolds, whose points are references to the pair's
 	// contacts or the next literal point.
 	contacts, manifolds, points := res.Alloc(n, nc, nm, np)
-	if err := getContacts(contacts, resp.GetContacts()); err != nil {
+	if err := getContacts(contacts, wc); err != nil {
 		return err
 	}
-	wm, refs, lits := resp.GetManifolds(), resp.GetPointRefs(), resp.GetPoints()
-	ci, mi, pi, li := 0, 0, 0, 0
+	ci, mi, pi, li, nf := 0, 0, 0, 0, 0
 	for i := 0; i < n; i++ {
-		// Every count is checked again against the storage sized above:
-		// a response read in place from the shared region may change
-		// under the decoder, which must then fail, not panic.
-		b := info[i*infoStride:]
+		b := info[i*infoStride : (i+1)*infoStride]
 		c, m, flags := int(getU32(b[0:])), int(getU32(b[4:])), getU32(b[8:])
+		if flags&^(flagIterative|flagFailed) != 0 {
+			return malformed("pair %d: flags %#x", i, flags)
+		}
 		if c > nc-ci || m > nm-mi {
-			return malformed("pair %d: counts changed while decoding", i)
+			return malformed("pair %d: more contacts or manifolds than sent", i)
 		}
 		pc := contacts[ci : ci+c : ci+c]
 		m0 := mi
@@ -534,12 +494,12 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 			p0 := pi
 			cnt := int(getU32(mb[24:]))
 			if cnt > np-pi {
-				return malformed("pair %d: counts changed while decoding", i)
+				return malformed("pair %d: more manifold points than sent", i)
 			}
 			for ; cnt > 0; cnt-- {
 				switch ref := getU32(refs[pi*refStride:]); {
 				case ref == literalRef:
-					if (li+1)*contactStride > len(lits) {
+					if li >= nl {
 						return malformed("pair %d: more literal manifold points than sent", i)
 					}
 					if err := getContact(lits[li*contactStride:], &points[pi]); err != nil {
@@ -563,16 +523,30 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 		pr.Contacts = pc
 		pr.Manifolds = manifolds[m0:mi:mi]
 		pr.Iterative = flags&flagIterative != 0
-		if f := d.failed[i]; f >= 0 {
-			pr.Err = remoteError(resp.Failures[f]) // code checked above
+		if flags&flagFailed != 0 {
+			pr.Err = errPending
+			nf++
 		}
 		ci += c
 	}
-	if li*contactStride != len(lits) {
-		return malformed("%d literal manifold points sent, %d used", len(lits)/contactStride, li)
+	if ci != nc || mi != nm || pi != np || li != nl {
+		return malformed("%d contacts, %d manifolds, %d manifold points and %d literal points sent, %d, %d, %d and %d used",
+			nc, nm, np, nl, ci, mi, pi, li)
 	}
-	if ci != nc || mi != nm || pi != np {
-		return malformed("counts changed while decoding")
+	// Each failed pair gets exactly one error: as many errors as failed
+	// pairs, each for a distinct one.
+	if len(resp.GetFailures()) != nf {
+		return malformed("%d failed pairs but %d errors", nf, len(resp.GetFailures()))
+	}
+	for k, f := range resp.GetFailures() {
+		i := int(f.GetIndex())
+		if i >= n || res.Pairs[i].Err != errPending {
+			return malformed("error %d for pair %d", k, i)
+		}
+		if int(f.GetCode()) >= len(errorKinds) {
+			return malformed("pair %d: unknown error code %d", i, f.GetCode())
+		}
+		res.Pairs[i].Err = remoteError(f)
 	}
 	res.Stats = decodeStats(resp.Stats)
 	return nil
