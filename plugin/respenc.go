@@ -29,13 +29,20 @@ func (e *responseEncoder) size(res *narrow.Result) int {
 		p := &res.Pairs[i]
 		e.nc += len(p.Contacts)
 		e.nm += len(p.Manifolds)
+		next := 0 // the contact after the last point found: the likeliest next one
 		for k := range p.Manifolds {
 			mf := &p.Manifolds[k]
 			e.np += len(mf.Points)
 			for j := range mf.Points {
+				pt, c := &mf.Points[j], -1
+				if next < len(p.Contacts) && uint64(next) < literalRef && sameContact(&p.Contacts[next], pt) {
+					c = next
+				} else {
+					c = contactIndex(p.Contacts, pt)
+				}
 				ref := uint32(literalRef)
-				if c := contactIndex(p.Contacts, &mf.Points[j]); c >= 0 {
-					ref = uint32(c)
+				if c >= 0 {
+					ref, next = uint32(c), c+1
 				} else {
 					e.nlit++
 				}
@@ -84,9 +91,10 @@ func (e *responseEncoder) write(dst []byte, res *narrow.Result) bool {
 	}
 	b, s = appendField(b, respContacts, e.nc*contactStride)
 	for i := range res.Pairs {
-		cs := res.Pairs[i].Contacts
-		putContacts(b[s:s+len(cs)*contactStride], cs)
-		s += len(cs) * contactStride
+		if cs := res.Pairs[i].Contacts; len(cs) > 0 { // no call for a pair without contacts
+			putContacts(b[s:s+len(cs)*contactStride], cs)
+			s += len(cs) * contactStride
+		}
 	}
 	b, s = appendField(b, respManifolds, e.nm*manifoldStride)
 	for i := range res.Pairs {
