@@ -62,7 +62,7 @@ type Backend struct {
 	tasks    []task
 	clears   []int32 // jobs whose clearance is sought this step
 	reducers []reprojection.Reducer
-	ids      map[uint64]int32
+	ids      map[uint64]int32 // batch index of this step's pairs without state
 	runTask  func(i, w int)
 	runMerge func(i, w int)
 	runClear func(i, w int)
@@ -222,7 +222,7 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 		}
 		if j.st != nil {
 			if j.fresh {
-				b.store.Put(j.pair.ID, j.st)
+				b.store.Put(i, j.pair.ID, j.st)
 			}
 			j.st.Commit()
 			switch {
@@ -329,8 +329,7 @@ func (b *Backend) decide(j *job) (search bool) {
 	// Where each bounding-sphere centre lies in the other's frame, and the
 	// relative rotation: all Eq. 2 needs.
 	j.rel.SetPair(&j.dirs, pa, pb)
-	j.st = b.store.Lookup(j.pair.ID, j.pair.A, j.pair.B)
-	if j.st == nil {
+	if j.st == nil { // check found none
 		j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
 	}
 	if !j.st.HasParams {
@@ -424,7 +423,10 @@ func (b *Backend) addTask(nt, job, dir, lo, hi int) int {
 }
 
 // check validates one pair: known shapes, same dimension, valid poses
-// (normalised in place), unique ID.
+// (normalised in place), unique ID. For a method that keeps temporal
+// state it looks up the pair's state (j.st), which also finds most
+// duplicates; the other pairs (new, or all with the standard method) are
+// checked against the IDs of this step kept in b.ids.
 func (b *Backend) check(j *job, i int) error {
 	j.a, j.b = b.Shape(j.pair.A), b.Shape(j.pair.B)
 	if j.a == nil {
@@ -436,11 +438,26 @@ func (b *Backend) check(j *job, i int) error {
 	if err := narrow.CheckPair(&j.pair, j.a, j.b); err != nil {
 		return err
 	}
+	if b.params.Method != narrow.MethodStandard {
+		st, prev := b.store.Lookup(i, j.pair.ID, j.pair.A, j.pair.B)
+		if prev >= 0 {
+			return duplicate(prev)
+		}
+		if j.st = st; st != nil {
+			return nil
+		}
+	}
 	if prev, dup := b.ids[j.pair.ID]; dup {
-		return fmt.Errorf("%w: also at batch index %d", narrow.ErrDuplicatePair, prev)
+		return duplicate(int(prev))
 	}
 	b.ids[j.pair.ID] = int32(i)
 	return nil
+}
+
+// duplicate is the error of a pair whose ID was first seen at batch index
+// prev.
+func duplicate(prev int) error {
+	return fmt.Errorf("%w: also at batch index %d", narrow.ErrDuplicatePair, prev)
 }
 
 // doTask runs one work item.

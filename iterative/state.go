@@ -42,7 +42,14 @@ type PairState struct {
 	Quiet [2]bool
 	Rays  [2][]Ray
 	Next  [2][]Ray // being built this step; swapped into Rays by Commit
-	seen  uint64
+
+	// Kept by Store: the pair's ID, the step that last looked it up or
+	// put it and the batch index it had then, and its index in the
+	// order of the last step (-1: none).
+	id   uint64
+	step uint64
+	at   int32
+	pos  int32
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
@@ -195,10 +202,20 @@ func (s *PairState) Commit() {
 // Store keeps the PairStates of the pairs of the broad phase, keyed by pair
 // ID. A pair absent from a step is dropped by Sweep; its state objects are
 // recycled, so a steady stream of steps allocates nothing.
+//
+// Engines send the broad phase's pairs in nearly the same order every
+// step, so the store also remembers where each pair stood in the batch of
+// the last step that ended with Sweep: a Lookup that finds the pair where
+// that order predicts touches no map, and neither does Sweep when every
+// pair with state came back. The map is touched for pairs that are new,
+// moved or gone.
 type Store struct {
-	m    map[uint64]*PairState
-	free []*PairState
-	step uint64
+	m     map[uint64]*PairState
+	order []*PairState // by batch index at the last Sweep; nil where no state
+	next  []*PairState // this step's order, built by Lookup and Put
+	free  []*PairState
+	step  uint64
+	hint  int // where in order the next pair is expected: after the last one found
 }
 
 // Begin starts a step.
@@ -207,18 +224,64 @@ func (st *Store) Begin() {
 		st.m = make(map[uint64]*PairState)
 	}
 	st.step++
+	st.next = st.next[:0]
+	st.hint = 0
 }
 
-// Lookup returns the committed state of pair id if it exists for shapes
-// (a, b), and marks it seen in this step; nil otherwise. It changes no
-// state, so a step that fails after Lookup leaves the store as it was.
-func (st *Store) Lookup(id uint64, a, b narrow.ShapeID) *PairState {
-	s, ok := st.m[id]
-	if !ok || s.A != a || s.B != b {
-		return nil
+// Lookup returns the committed state of pair id, at index i of this step's
+// batch, if it exists for shapes (a, b), and marks it seen in this step;
+// nil otherwise. If pair id was already looked up or put in this step
+// (with any shapes), Lookup returns nil and the batch index it was given
+// then as prev, which is -1 otherwise. It changes no committed state (the
+// step's record only becomes the store's at Sweep), so a step that fails
+// after Lookup leaves the store as it was.
+func (st *Store) Lookup(i int, id uint64, a, b narrow.ShapeID) (s *PairState, prev int) {
+	s = st.find(i, id)
+	if s == nil {
+		return nil, -1
 	}
-	s.seen = st.step
-	return s
+	if s.step == st.step {
+		return nil, int(s.at)
+	}
+	if s.pos >= 0 {
+		st.hint = int(s.pos) + 1
+	}
+	if s.A != a || s.B != b {
+		s.step, s.at = st.step, int32(i) // claimed, but not seen
+		return nil, -1
+	}
+	st.place(i, s)
+	return s, -1
+}
+
+// find returns the state of pair id: where the last step's order predicts
+// it (after the pair found last, or at batch index i), or from the map.
+func (st *Store) find(i int, id uint64) *PairState {
+	if st.hint < len(st.order) {
+		if s := st.order[st.hint]; s != nil && s.id == id {
+			return s
+		}
+	}
+	if i != st.hint && i < len(st.order) {
+		if s := st.order[i]; s != nil && s.id == id {
+			return s
+		}
+	}
+	return st.m[id]
+}
+
+// place records s at index i of this step's order.
+func (st *Store) place(i int, s *PairState) {
+	for len(st.next) <= i {
+		st.next = append(st.next, nil)
+	}
+	st.next[i] = s
+	s.step, s.at = st.step, int32(i)
+}
+
+// placed reports whether s is in this step's order.
+func (st *Store) placed(s *PairState) bool {
+	return s.step == st.step && int(s.at) < len(st.next) && st.next[s.at] == s
 }
 
 // New returns a fresh state (Valid == false) for shapes (a, b) that is not
@@ -236,12 +299,17 @@ func (st *Store) New(a, b narrow.ShapeID) *PairState {
 	return s
 }
 
-// Put installs s as the state of pair id, recycling any previous one.
-func (st *Store) Put(id uint64, s *PairState) {
-	if old, ok := st.m[id]; ok && old != s {
-		st.free = append(st.free, old)
+// Put installs s as the state of pair id, at index i of this step's batch,
+// recycling any previous state of the pair.
+func (st *Store) Put(i int, id uint64, s *PairState) {
+	if old := st.m[id]; old != nil && old != s {
+		st.drop(old)
 	}
-	s.seen = st.step
+	if st.placed(s) {
+		st.next[s.at] = nil
+	}
+	s.id = id
+	st.place(i, s)
 	st.m[id] = s
 }
 
@@ -255,17 +323,50 @@ func (s *PairState) reset(a, b narrow.ShapeID) {
 		s.Rays[k] = s.Rays[k][:0]
 		s.Next[k] = s.Next[k][:0]
 	}
+	s.id, s.step, s.at, s.pos = 0, 0, 0, -1
 }
 
-// Sweep drops the pairs not seen since Begin: their state is forgotten (the
-// pair left the broad phase).
+// drop removes s from the store and recycles it.
+func (st *Store) drop(s *PairState) {
+	delete(st.m, s.id)
+	if st.placed(s) {
+		st.next[s.at] = nil
+	}
+	if p := int(s.pos); p >= 0 && p < len(st.order) && st.order[p] == s {
+		st.order[p] = nil
+	}
+	s.pos = -1
+	st.free = append(st.free, s)
+}
+
+// Sweep ends a step: it drops the pairs not seen since Begin (their state
+// is forgotten: the pair left the broad phase) and keeps the order of this
+// step's batch to guide the next step's Lookups.
 func (st *Store) Sweep() {
-	for id, s := range st.m {
-		if s.seen != st.step {
-			delete(st.m, id)
-			st.free = append(st.free, s)
+	n := 0
+	for i, s := range st.next {
+		if s != nil {
+			s.pos = int32(i)
+			n++
 		}
 	}
+	if n != len(st.m) {
+		// Some pairs were not seen: look for them among the last step's,
+		// then, if some are left (put without a Sweep since), everywhere.
+		for _, s := range st.order {
+			if s != nil && !st.placed(s) {
+				st.drop(s)
+			}
+		}
+		if n != len(st.m) {
+			for _, s := range st.m {
+				if !st.placed(s) {
+					st.drop(s)
+				}
+			}
+		}
+	}
+	st.order, st.next = st.next, st.order[:0]
 }
 
 // Len returns the number of pairs with state.
@@ -273,8 +374,12 @@ func (st *Store) Len() int { return len(st.m) }
 
 // Forget drops every pair's state.
 func (st *Store) Forget() {
-	for id, s := range st.m {
-		delete(st.m, id)
+	for _, s := range st.m {
+		s.pos = -1
 		st.free = append(st.free, s)
 	}
+	clear(st.m)
+	clear(st.order)
+	clear(st.next)
+	st.order, st.next = st.order[:0], st.next[:0]
 }

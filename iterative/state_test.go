@@ -12,16 +12,22 @@ import (
 
 func TestStoreLookupEmpty(t *testing.T) {
 	var st iterative.Store
-	if s := st.Lookup(1, 0, 1); s != nil {
-		t.Errorf("Lookup on a zero Store = %p, want nil", s)
+	if s, prev := st.Lookup(0, 1, 0, 1); s != nil || prev != -1 {
+		t.Errorf("Lookup on a zero Store = %p, %d; want nil, -1", s, prev)
 	}
 	st.Begin()
-	if s := st.Lookup(1, 0, 1); s != nil {
-		t.Errorf("Lookup on an empty Store = %p, want nil", s)
+	if s, prev := st.Lookup(0, 1, 0, 1); s != nil || prev != -1 {
+		t.Errorf("Lookup on an empty Store = %p, %d; want nil, -1", s, prev)
 	}
 	if st.Len() != 0 {
 		t.Errorf("Len = %d, want 0", st.Len())
 	}
+}
+
+// lookup is Store.Lookup at batch index 0 without the duplicate's index.
+func lookup(st *iterative.Store, id uint64, a, b narrow.ShapeID) *iterative.PairState {
+	s, _ := st.Lookup(0, id, a, b)
+	return s
 }
 
 func TestStoreNewPutLookup(t *testing.T) {
@@ -31,10 +37,11 @@ func TestStoreNewPutLookup(t *testing.T) {
 	if s == nil || s.A != 3 || s.B != 4 || s.Valid {
 		t.Fatalf("New(3, 4) = %+v, want fresh state for shapes 3, 4", s)
 	}
-	if got := st.Lookup(7, 3, 4); got != nil {
+	if got := lookup(&st, 7, 3, 4); got != nil {
 		t.Fatalf("Lookup before Put = %p, want nil", got)
 	}
-	st.Put(7, s)
+	st.Put(0, 7, s)
+	st.Sweep()
 	tests := []struct {
 		name string
 		id   uint64
@@ -49,7 +56,8 @@ func TestStoreNewPutLookup(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := st.Lookup(tc.id, tc.a, tc.b); got != tc.want {
+			st.Begin() // a pair is looked up once per step
+			if got := lookup(&st, tc.id, tc.a, tc.b); got != tc.want {
 				t.Errorf("Lookup(%d, %d, %d) = %p, want %p", tc.id, tc.a, tc.b, got, tc.want)
 			}
 		})
@@ -63,29 +71,31 @@ func TestStoreSweepRecycles(t *testing.T) {
 	var st iterative.Store
 	st.Begin()
 	kept, dropped, other := st.New(1, 2), st.New(3, 4), st.New(5, 6)
-	st.Put(10, kept)
-	st.Put(20, dropped)
-	st.Put(30, other)
+	st.Put(0, 10, kept)
+	st.Put(1, 20, dropped)
+	st.Put(2, 30, other)
 	dropped.Valid = true
 	dropped.Rays[0] = append(dropped.Rays[0], iterative.Ray{Vertex: 1, Prim: 2})
 	dropped.Next[1] = append(dropped.Next[1], iterative.Ray{Vertex: 3, Prim: 4})
 
+	// No Sweep ended the step above: its pairs are kept all the same.
 	st.Begin()
-	if st.Lookup(10, 1, 2) != kept {
+	if lookup(&st, 10, 1, 2) != kept {
 		t.Fatal("Lookup lost pair 10")
 	}
 	// A lookup with other shapes does not count as seen.
-	if st.Lookup(30, 6, 5) != nil {
+	if got, _ := st.Lookup(2, 30, 6, 5); got != nil {
 		t.Fatal("Lookup with swapped shapes found pair 30")
 	}
 	st.Sweep()
 	if st.Len() != 1 {
 		t.Fatalf("Len after Sweep = %d, want 1", st.Len())
 	}
-	if st.Lookup(20, 3, 4) != nil || st.Lookup(30, 5, 6) != nil {
+	st.Begin()
+	if lookup(&st, 20, 3, 4) != nil || lookup(&st, 30, 5, 6) != nil {
 		t.Fatal("Sweep kept a pair not seen since Begin")
 	}
-	if st.Lookup(10, 1, 2) != kept {
+	if lookup(&st, 10, 1, 2) != kept {
 		t.Fatal("Sweep dropped a pair looked up since Begin")
 	}
 
@@ -115,17 +125,18 @@ func TestStorePutSeenAndReplace(t *testing.T) {
 	var st iterative.Store
 	st.Begin()
 	old := st.New(1, 2)
-	st.Put(10, old)
+	st.Put(0, 10, old)
 
 	// A pair put this step survives the sweep of this step.
 	st.Begin()
 	fresh := st.New(1, 3)
-	st.Put(11, fresh)
+	st.Put(0, 11, fresh)
 	st.Sweep()
-	if st.Lookup(11, 1, 3) != fresh {
+	st.Begin()
+	if lookup(&st, 11, 1, 3) != fresh {
 		t.Fatal("Sweep dropped a pair put since Begin")
 	}
-	if st.Lookup(10, 1, 2) != nil {
+	if lookup(&st, 10, 1, 2) != nil {
 		t.Fatal("Sweep kept a pair neither looked up nor put")
 	}
 	if s := st.New(0, 0); s != old {
@@ -135,17 +146,22 @@ func TestStorePutSeenAndReplace(t *testing.T) {
 	// Putting a new state under an existing id recycles the old one.
 	st.Begin()
 	repl := st.New(1, 4)
-	st.Put(11, repl)
-	if st.Lookup(11, 1, 4) != repl || st.Len() != 1 {
-		t.Fatal("Put did not replace the state of pair 11")
+	st.Put(0, 11, repl)
+	if st.Len() != 1 {
+		t.Fatalf("Len = %d after replacing pair 11, want 1", st.Len())
 	}
 	if s := st.New(0, 0); s != fresh {
 		t.Errorf("New = %p, want the replaced state %p", s, fresh)
 	}
 	// Putting the same state again keeps it installed and does not free it.
-	st.Put(11, repl)
+	st.Put(0, 11, repl)
 	if s := st.New(0, 0); s == repl {
 		t.Error("re-putting a state freed it")
+	}
+	st.Sweep()
+	st.Begin()
+	if lookup(&st, 11, 1, 4) != repl || st.Len() != 1 {
+		t.Fatal("Put did not replace the state of pair 11")
 	}
 }
 
@@ -172,10 +188,12 @@ func TestStoreForget(t *testing.T) {
 	var st iterative.Store
 	st.Begin()
 	a, b := st.New(1, 2), st.New(1, 3)
-	st.Put(1, a)
-	st.Put(2, b)
+	st.Put(0, 1, a)
+	st.Put(1, 2, b)
+	st.Sweep()
 	st.Forget()
-	if st.Len() != 0 || st.Lookup(1, 1, 2) != nil {
+	st.Begin()
+	if st.Len() != 0 || lookup(&st, 1, 1, 2) != nil {
 		t.Fatal("Forget kept state")
 	}
 	got := map[*iterative.PairState]bool{st.New(0, 0): true, st.New(0, 0): true}

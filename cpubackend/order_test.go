@@ -1,0 +1,138 @@
+package cpubackend_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// TestBackendPairOrder checks that the order of the pairs in a batch
+// changes no pair's result: a backend that gets each step's pairs
+// shuffled, shifted by pairs that leave for a step, or in the same order
+// as the last step, returns for every pair exactly what a backend that
+// gets them in a fixed order returns.
+func TestBackendPairOrder(t *testing.T) {
+	sh := btLoad(t)
+	steps := 16
+	if testing.Short() {
+		steps = 8
+	}
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 24, steps)
+	for _, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodIterative, narrow.MethodStandard} {
+		t.Run(m.String(), func(t *testing.T) {
+			fixed, _ := btNew(t, sh, narrow.Params{Method: m}, cpubackend.WithWorkers(1))
+			moved, _ := btNew(t, sh, narrow.Params{Method: m}, cpubackend.WithWorkers(1))
+			rng := rand.New(rand.NewPCG(5, 6))
+			var want, got narrow.Result
+			perm := make([]int, len(batch[0]))
+			for i := range perm {
+				perm[i] = i
+			}
+			iterative := 0
+			for k, pairs := range batch {
+				// Pair 3 leaves at step 5 and comes back at step 6; the
+				// others shift by one.
+				in := pairs
+				if k == 5 {
+					in = append(append([]narrow.Pair(nil), pairs[:3]...), pairs[4:]...)
+				}
+				btDetect(t, fixed, in, &want)
+				switch k % 4 {
+				case 1:
+					rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+				case 2:
+					i, j := rng.IntN(len(perm)), rng.IntN(len(perm))
+					perm[i], perm[j] = perm[j], perm[i]
+				}
+				var shuffled []narrow.Pair
+				where := map[uint64]int{}
+				for _, i := range perm {
+					if k == 5 && i == 3 {
+						continue
+					}
+					where[pairs[i].ID] = len(shuffled)
+					shuffled = append(shuffled, pairs[i])
+				}
+				btDetect(t, moved, shuffled, &got)
+				for i := range want.Pairs {
+					w := &want.Pairs[i]
+					if !btSamePair(t, fmt.Sprintf("step %d", k), w, &got.Pairs[where[w.ID]]) {
+						return
+					}
+					if w.Iterative {
+						iterative++
+					}
+				}
+				if want.Stats != got.Stats {
+					t.Fatalf("step %d: stats %+v, want %+v", k, got.Stats, want.Stats)
+				}
+			}
+			if m != narrow.MethodStandard && iterative == 0 {
+				t.Fatal("no pair was updated iteratively: the test checks no temporal state")
+			}
+		})
+	}
+}
+
+// TestBackendDuplicateIndex checks that a duplicate pair ID names the
+// batch index of its first valid occurrence, whether the pair has state
+// (with the same or other shapes) or is new, with every method.
+func TestBackendDuplicateIndex(t *testing.T) {
+	sh := btLoad(t)
+	for _, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodIterative, narrow.MethodStandard} {
+		t.Run(m.String(), func(t *testing.T) {
+			be, ids := btNew(t, sh, narrow.Params{Method: m})
+			var res narrow.Result
+			btDetect(t, be, btGoodPairs(sh, ids, 0), &res) // pairs 1 to 4
+			g := btGoodPairs(sh, ids, 1)
+			other := g[0] // pair 1 with other shapes
+			other.A, other.B = ids.torus, ids.torus
+			bad := g[1] // pair 2 with a bad pose: not an occurrence
+			bad.PoseA.Rot = bad.PoseA.Rot.Scale(0)
+			fresh := g[3]
+			fresh.ID = 20
+			batch := []narrow.Pair{other, g[0], bad, g[1], g[1], g[2], fresh, g[0], fresh, g[3], other, g[2]}
+			dupOf := map[int]int{1: 0, 4: 3, 7: 0, 8: 6, 10: 0, 11: 5}
+			btDetect(t, be, batch, &res)
+			for i, pr := range res.Pairs {
+				k, dup := dupOf[i]
+				switch {
+				case i == 2:
+					if !errors.Is(pr.Err, narrow.ErrBadPose) {
+						t.Errorf("pair #%d: error %v, want a bad pose", i, pr.Err)
+					}
+				case !dup:
+					if pr.Err != nil {
+						t.Errorf("pair #%d: error %v, want none", i, pr.Err)
+					}
+				case !errors.Is(pr.Err, narrow.ErrDuplicatePair):
+					t.Errorf("pair #%d: error %v, want a duplicate", i, pr.Err)
+				default:
+					want := fmt.Sprintf("pair %d: duplicate pair id: also at batch index %d", pr.ID, k)
+					if pr.Err.Error() != want {
+						t.Errorf("pair #%d: error %q, want %q", i, pr.Err, want)
+					}
+				}
+			}
+			// The next step finds the states of the first valid
+			// occurrences: pair 1 with the other shapes, pair 20 new.
+			g = btGoodPairs(sh, ids, 2)
+			other.PoseA, other.PoseB = g[0].PoseA, g[0].PoseB
+			fresh.PoseA, fresh.PoseB = g[3].PoseA, g[3].PoseB
+			btDetect(t, be, []narrow.Pair{other, g[1], g[2], fresh, g[3]}, &res)
+			if m == narrow.MethodStandard {
+				return
+			}
+			for i, pr := range res.Pairs {
+				if !pr.Iterative || pr.Err != nil {
+					t.Errorf("next step, pair #%d (ID %d): Iterative %v, error %v; want an iterative step", i, pr.ID, pr.Iterative, pr.Err)
+				}
+			}
+		})
+	}
+}
