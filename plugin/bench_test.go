@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -92,19 +93,34 @@ func meshScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pair) {
 	return shapes, out
 }
 
+// overheadScenes are the scenes of the overhead benchmarks.
+var overheadScenes = []struct {
+	name   string
+	frames func(*testing.B, int, int) ([]*narrow.Shape, [][]narrow.Pair)
+}{{"boxes", overheadScene}, {"meshes", meshScene}}
+
+// warmUp runs every frame a few times (state, buffers, connection), so
+// that per-pair buffers have met their largest size and a step allocates
+// nothing.
+func warmUp(b *testing.B, be narrow.Backend, frames [][]narrow.Pair, res *narrow.Result) {
+	for range 4 {
+		for _, f := range frames {
+			detect(b, be, f, res)
+		}
+	}
+}
+
 // BenchmarkPluginOverhead times one step (Backend.Detect) of the same
-// cheap pairs in-process and through the plugin binary, at 10, 1,000 and
-// 10,000 pairs: the difference is the plugin's overhead per step (packing,
-// gRPC over a local socket with mutual TLS, unpacking). The plugin runs
-// with the shared-memory transport (plugin-shm) and without (plugin-grpc).
-// Both backends use their default number of workers.
+// pairs (overheadScenes) in-process and through the plugin binary, at 10,
+// 1,000 and 10,000 pairs: the difference is the plugin's overhead per step.
+// The plugin runs with its arrays in the shared region and the step rung
+// through the region's doorbell (plugin-ring, the default on Linux), with
+// one gRPC call per step instead (plugin-shm), and with everything in gRPC
+// messages (plugin-grpc). Both backends use their default number of
+// workers.
 func BenchmarkPluginOverhead(b *testing.B) {
 	b.Setenv("IRTCD_PLUGIN_TEST_FAULT_FILE", "") // the plugin as shipped, without the tests' fault injection
-	scenes := []struct {
-		name   string
-		frames func(*testing.B, int, int) ([]*narrow.Shape, [][]narrow.Pair)
-	}{{"boxes", overheadScene}, {"meshes", meshScene}}
-	for _, sc := range scenes {
+	for _, sc := range overheadScenes {
 		for _, n := range []int{10, 1000, 10000} {
 			shapes, frames := sc.frames(b, n, 16)
 			for _, kind := range []string{"inproc", "plugin-ring", "plugin-shm", "plugin-grpc"} {
@@ -120,14 +136,7 @@ func BenchmarkPluginOverhead(b *testing.B) {
 						be = newHost(b, pluginBin, narrow.Params{}, shapes, opts...)
 					}
 					var res narrow.Result
-					// Warm up (state, buffers, connection): every frame a few
-					// times, so that per-pair buffers have met their largest
-					// size and a step allocates nothing.
-					for range 4 {
-						for _, f := range frames {
-							detect(b, be, f, &res)
-						}
-					}
+					warmUp(b, be, frames, &res)
 					contacts := 0
 					b.ReportAllocs()
 					b.ResetTimer()
@@ -142,6 +151,51 @@ func BenchmarkPluginOverhead(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkPluginOverheadInterleaved measures what BenchmarkPluginOverhead
+// does at 10,000 pairs, in a way that a machine whose speed drifts (a busy
+// VM) cannot skew: one op runs the 16 frames in-process, then the same
+// frames through the plugin (plugin-ring), or the other way round on every
+// other op, and times each block but its first two steps (which refill
+// the caches the other block used). The metrics are the two backends'
+// times per step over all ops and the plugin's overhead in percent.
+func BenchmarkPluginOverheadInterleaved(b *testing.B) {
+	b.Setenv("IRTCD_PLUGIN_TEST_FAULT_FILE", "")
+	const n, untimed = 10000, 2
+	for _, sc := range overheadScenes {
+		shapes, frames := sc.frames(b, n, 16)
+		b.Run(fmt.Sprintf("scene=%s/pairs=%d", sc.name, n), func(b *testing.B) {
+			backends := [2]narrow.Backend{newCPU(b, narrow.Params{}, shapes), newHost(b, pluginBin, narrow.Params{}, shapes, WithSharedMemory(true))}
+			var res [2]narrow.Result
+			var took [2]time.Duration
+			for k, be := range backends {
+				warmUp(b, be, frames, &res[k])
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for o := range 2 {
+					k := (i + o) % 2 // in-process first on even ops
+					var t0 time.Time
+					for s, f := range frames {
+						if s == untimed {
+							t0 = time.Now()
+						}
+						detect(b, backends[k], f, &res[k])
+					}
+					took[k] += time.Since(t0)
+				}
+			}
+			steps := float64(b.N * (len(frames) - untimed))
+			b.ReportMetric(took[0].Seconds()*1e3/steps, "inproc-ms/step")
+			b.ReportMetric(took[1].Seconds()*1e3/steps, "plugin-ms/step")
+			b.ReportMetric(100*(took[1].Seconds()/took[0].Seconds()-1), "overhead-%")
+			b.ReportMetric(0, "ns/op") // an op is two blocks of steps: not a useful figure
+			if h := backends[1].(*Host); h.FellBack() || h.Restarts() > 0 {
+				b.Fatalf("the plugin failed: %d restarts, fell back %v", h.Restarts(), h.FellBack())
+			}
+		})
 	}
 }
 

@@ -374,6 +374,8 @@ func TestDecodeResponseMalformed(t *testing.T) {
 	} {
 		if err := d.decode(tc.resp, pairs, &out); err == nil {
 			t.Errorf("%s: accepted", tc.name)
+		} else if len(out.Pairs) != 0 || out.Stats != (narrow.Stats{}) {
+			t.Errorf("%s: rejected, but left %d pairs in the result", tc.name, len(out.Pairs))
 		}
 	}
 }

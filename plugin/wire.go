@@ -454,7 +454,18 @@ var errPending = errors.New("plugin: pair error pending")
 // use exactly. Every count is read once and checked against what is left
 // where it is used: a response read in place from the shared region may
 // change under the decoder, which must then fail, never panic.
+//
+// On error res is left empty (as after Reset), never half filled.
 func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narrow.Result) error {
+	err := d.fill(resp, pairs, res)
+	if err != nil {
+		res.Reset()
+	}
+	return err
+}
+
+// fill is decode, but may leave res half filled on error.
+func (d *decoder) fill(resp *pb.DetectResponse, pairs []narrow.Pair, res *narrow.Result) error {
 	n := len(pairs)
 	info := resp.GetPairs()
 	if len(info) != n*infoStride {
@@ -518,15 +529,12 @@ func (d *decoder) decode(resp *pb.DetectResponse, pairs []narrow.Pair, res *narr
 			mf.Points = points[p0:pi:pi]
 			mi++
 		}
-		pr := &res.Pairs[i]
-		pr.ID = pairs[i].ID
-		pr.Contacts = pc
-		pr.Manifolds = manifolds[m0:mi:mi]
-		pr.Iterative = flags&flagIterative != 0
+		var perr error
 		if flags&flagFailed != 0 {
-			pr.Err = errPending
+			perr = errPending
 			nf++
 		}
+		res.Pairs[i] = narrow.PairResult{ID: pairs[i].ID, Contacts: pc, Manifolds: manifolds[m0:mi:mi], Iterative: flags&flagIterative != 0, Err: perr}
 		ci += c
 	}
 	if ci != nc || mi != nm || pi != np || li != nl {
