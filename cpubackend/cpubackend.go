@@ -166,18 +166,30 @@ func (b *Backend) Close() error {
 
 // Detect runs one step on a batch of pairs. See narrow.Backend.
 func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	if res == nil {
+		return fmt.Errorf("%w: Detect needs a non-nil *narrow.Result", narrow.ErrBadParams)
+	}
+	res.Reset()
+	return b.DetectTo(ctx, pairs, res, &res.Stats)
+}
+
+// DetectTo runs one step as Detect does, but hands each pair's outcome to
+// w, in batch order, instead of appending it to a Result, and sets *st to
+// the step's statistics. When the step fails as a whole, w gets nothing
+// and *st is zero (or, for an invalid call, untouched).
+func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.ResultWriter, st *narrow.Stats) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return narrow.ErrBackendClosed
 	}
-	if res == nil {
-		return fmt.Errorf("%w: Detect needs a non-nil *narrow.Result", narrow.ErrBadParams)
+	if w == nil || st == nil {
+		return fmt.Errorf("%w: DetectTo needs a ResultWriter and a *narrow.Stats", narrow.ErrBadParams)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res.Reset()
+	*st = narrow.Stats{}
 	b.store.Begin()
 	b.prepare(pairs)
 
@@ -200,13 +212,12 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 	}
 
 	// Commit: from here on nothing can fail.
-	st := &res.Stats
 	st.Pairs = len(pairs)
 	for i := range b.jobs {
 		j := &b.jobs[i]
 		if j.err != nil {
 			st.FailedPairs++
-			res.Append(j.pair.ID, nil, nil, false, j.err)
+			w.Append(j.pair.ID, nil, nil, false, j.err)
 			continue
 		}
 		if j.iterative {
@@ -241,7 +252,7 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 			}
 		}
 		st.Contacts += len(j.contacts)
-		res.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
+		w.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
 	}
 	b.store.Sweep()
 	if b.log.Enabled(ctx, slog.LevelDebug) {
@@ -251,8 +262,8 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 	// Rejected pairs are reported in their PairResult; a log line per step
 	// and pair would flood the log of an engine that keeps sending one.
 	if st.FailedPairs > 0 && b.log.Enabled(ctx, slog.LevelDebug) {
-		for i := range res.Pairs {
-			if err := res.Pairs[i].Err; err != nil {
+		for i := range b.jobs {
+			if err := b.jobs[i].err; err != nil {
 				b.log.DebugContext(ctx, "irtcd: pair rejected", "err", err)
 			}
 		}

@@ -200,6 +200,16 @@ func (r *Result) Append(id uint64, contacts []Contact, manifolds []Manifold, ite
 	})
 }
 
+// A ResultWriter receives a step's outcome pair by pair, in batch order,
+// with the arguments of Result.Append (the slices are valid only during
+// the call). *Result is the ResultWriter that keeps them; a backend that
+// can write to any ResultWriter (cpubackend.Backend.DetectTo) lets a
+// caller encode its output as it comes, without building a Result first
+// (package plugin writes it straight into shared memory).
+type ResultWriter interface {
+	Append(id uint64, contacts []Contact, manifolds []Manifold, iterative bool, err error)
+}
+
 // Backend is a narrow phase: shapes are registered once, then every step
 // detects one batch of pairs. Implementations: the pure-Go CPU backend
 // (package cpubackend), the GPU backend (optixbackend) and the

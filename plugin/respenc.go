@@ -1,6 +1,10 @@
 package plugin
 
 import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -147,4 +151,154 @@ func appendStats(b []byte, s *narrow.Stats) []byte {
 		}
 	}
 	return b
+}
+
+// streamEncoder encodes a step's DetectResponse while a backend hands it
+// the pairs' outcomes one by one (it is a narrow.ResultWriter), straight
+// into the shared region's response room: the same fields as
+// responseEncoder, without a narrow.Result built first and then copied.
+// The pair records (whose number is known) and the contacts are written
+// in place as they come; the contacts' length, known only at the end, is
+// a varint of fixed width (protobuf parsers take padded varints); the
+// manifolds, point references, literal points and errors wait in scratch
+// buffers and follow the contacts. Should the room run out, the encoding
+// moves to a buffer of its own and goes on there (the response then goes
+// inline). Its buffers are reused from step to step: a steady-state step
+// allocates nothing (save for the errors of failed pairs).
+type streamEncoder struct {
+	b        []byte // the encoding so far: the room (cap its size) or heap
+	heap     []byte // where it moves when the room runs out
+	inRoom   bool
+	n, i     int // pairs announced, pairs written
+	info     int // offset of the pair records
+	cs, nc   int // offset and count of the contacts
+	man      []byte
+	refs     []byte
+	lits     []byte
+	failures []byte
+	stats    []byte
+}
+
+// contactsLenWidth is the fixed width of the contacts field's length.
+const contactsLenWidth = 5
+
+// begin starts the encoding of a step of n pairs into room.
+func (e *streamEncoder) begin(room []byte, n int) {
+	e.b, e.inRoom = room[:0], true
+	e.n, e.i, e.nc = n, 0, 0
+	e.man, e.refs, e.lits, e.failures = e.man[:0], e.refs[:0], e.lits[:0], e.failures[:0]
+	var s int
+	e.b, s = e.appendField(respPairs, n*infoStride)
+	e.info = s
+	e.grow(protowire.SizeTag(respContacts) + contactsLenWidth)
+	t := e.b[len(e.b)-protowire.SizeTag(respContacts)-contactsLenWidth:]
+	protowire.AppendTag(t[:0], respContacts, protowire.BytesType)
+	e.cs = len(e.b)
+}
+
+// grow extends e.b by k bytes (their contents unspecified), moving the
+// encoding to e.heap if the room is too small.
+func (e *streamEncoder) grow(k int) {
+	if len(e.b)+k > cap(e.b) {
+		if e.inRoom {
+			e.heap = append(e.heap[:0], e.b...)
+			e.b, e.inRoom = e.heap, false
+		}
+		e.b = slices.Grow(e.b, k)
+	}
+	e.b = e.b[:len(e.b)+k]
+}
+
+// appendField appends the tag and length of a length-delimited field of
+// n bytes and then room for them; it returns e.b and where the n bytes
+// start.
+func (e *streamEncoder) appendField(num protowire.Number, n int) ([]byte, int) {
+	h := protowire.SizeTag(num) + protowire.SizeVarint(uint64(n))
+	e.grow(h + n)
+	at := len(e.b) - n - h
+	protowire.AppendVarint(protowire.AppendTag(e.b[at:at], num, protowire.BytesType), uint64(n))
+	return e.b, at + h
+}
+
+// Append writes the outcome of the next pair (narrow.ResultWriter).
+func (e *streamEncoder) Append(_ uint64, contacts []narrow.Contact, manifolds []narrow.Manifold, iterative bool, err error) {
+	if e.i >= e.n {
+		return // more pairs than announced: end reports it
+	}
+	q := e.b[e.info+e.i*infoStride : e.info+(e.i+1)*infoStride]
+	putU32(q[0:], uint32(len(contacts)))
+	putU32(q[4:], uint32(len(manifolds)))
+	putU32(q[8:], pairFlags(&narrow.PairResult{Iterative: iterative, Err: err}))
+	if len(contacts) > 0 {
+		e.grow(len(contacts) * contactStride)
+		putContacts(e.b[len(e.b)-len(contacts)*contactStride:], contacts)
+		e.nc += len(contacts)
+	}
+	next := 0 // the contact after the last point found: the likeliest next one
+	for k := range manifolds {
+		mf := &manifolds[k]
+		m := len(e.man)
+		e.man = append(e.man, make([]byte, manifoldStride)...)
+		putVec3(e.man[m:], mf.Normal)
+		putU32(e.man[m+24:], uint32(len(mf.Points)))
+		for j := range mf.Points {
+			pt, c := &mf.Points[j], -1
+			if next < len(contacts) && uint64(next) < literalRef && sameContact(&contacts[next], pt) {
+				c = next
+			} else {
+				c = contactIndex(contacts, pt)
+			}
+			ref := uint32(literalRef)
+			if c >= 0 {
+				ref, next = uint32(c), c+1
+			} else {
+				l := len(e.lits)
+				e.lits = append(e.lits, make([]byte, contactStride)...)
+				putContact(e.lits[l:], pt)
+			}
+			e.refs = binary.LittleEndian.AppendUint32(e.refs, ref)
+		}
+	}
+	if err != nil {
+		f := failure(e.i, err)
+		e.failures = protowire.AppendTag(e.failures, respFailures, protowire.BytesType)
+		e.failures = protowire.AppendVarint(e.failures, uint64(proto.Size(f)))
+		e.failures, _ = proto.MarshalOptions{}.MarshalAppend(e.failures, f) // cannot fail
+	}
+	e.i++
+}
+
+// end completes the encoding with the step's statistics and returns it,
+// and whether it lies in the room given to begin (at its start). It fails
+// if the backend wrote another number of pairs than announced (a bug).
+func (e *streamEncoder) end(st *narrow.Stats) (resp []byte, inRoom bool, err error) {
+	if e.i != e.n {
+		return nil, false, fmt.Errorf("the backend wrote %d results for %d pairs", e.i, e.n)
+	}
+	// The contacts' length, padded to its fixed width.
+	l := e.b[e.cs-contactsLenWidth : e.cs]
+	v := uint64(e.nc * contactStride)
+	for k := range contactsLenWidth {
+		l[k] = byte(v&0x7f) | 0x80
+		v >>= 7
+	}
+	l[contactsLenWidth-1] &^= 0x80
+	if v != 0 {
+		return nil, false, fmt.Errorf("%d contacts: too many for one response", e.nc)
+	}
+	for _, f := range []struct {
+		num protowire.Number
+		b   []byte
+	}{{respManifolds, e.man}, {respPointRefs, e.refs}, {respPoints, e.lits}} {
+		var s int
+		e.b, s = e.appendField(f.num, len(f.b))
+		copy(e.b[s:], f.b)
+	}
+	e.stats = appendStats(e.stats[:0], st)
+	var s int
+	e.b, s = e.appendField(respStats, len(e.stats))
+	copy(e.b[s:], e.stats)
+	e.grow(len(e.failures))
+	copy(e.b[len(e.b)-len(e.failures):], e.failures)
+	return e.b, e.inRoom, nil
 }

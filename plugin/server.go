@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -102,6 +103,7 @@ type Server struct {
 	shmMapped bool             // shm is a mapping (not a test's slice)
 	shmReq    pb.DetectRequest // scratch of DetectShared: the request, read in place
 	enc       responseEncoder  // scratch of DetectShared: the response's encoder
+	stream    streamEncoder    // scratch of DetectShared: the encoder of a backend that streams
 
 	ring     *ringWaiter             // the goroutine answering shm's doorbell, nil when none
 	ringReq  pb.DetectSharedRequest  // scratch of a rung step: its request
@@ -236,12 +238,17 @@ func (s *Server) run(ctx context.Context, req *pb.DetectRequest) error {
 		return status.Errorf(codes.InvalidArgument, "detect: %v", err)
 	}
 	if err := s.be.Detect(ctx, pairs, &s.res); err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return status.FromContextError(err).Err()
-		}
-		return status.Errorf(codes.Internal, "detect: %v", err)
+		return detectStatus(err)
 	}
 	return nil
+}
+
+// detectStatus is the gRPC status of a backend's failed step.
+func detectStatus(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(err).Err()
+	}
+	return status.Errorf(codes.Internal, "detect: %v", err)
 }
 
 // MapShared maps the shared region at req.Path for DetectShared, in place
@@ -372,6 +379,9 @@ func (s *Server) detectShared(ctx context.Context, req *pb.DetectSharedRequest, 
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "detect shared: %v", err)
 	}
+	if w, ok := s.be.(resultWriterBackend); ok {
+		return s.streamShared(ctx, w, msg, req.GetSeq(), off, capacity, out)
+	}
 	err = s.run(ctx, msg)
 	msg.Pairs, msg.Poses = nil, nil // views of the region
 	if err != nil {
@@ -385,6 +395,44 @@ func (s *Server) detectShared(ctx context.Context, req *pb.DetectSharedRequest, 
 		return nil
 	}
 	out.Inline = encodeResponse(&s.res)
+	return nil
+}
+
+// resultWriterBackend is a backend that can hand its output to any
+// narrow.ResultWriter (cpubackend.Backend can).
+type resultWriterBackend interface {
+	DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.ResultWriter, st *narrow.Stats) error
+}
+
+// streamShared is detectShared for a backend that writes its output as it
+// comes: the response is encoded straight into the region's room at off
+// (or inline, when it does not fit), without a narrow.Result in between.
+func (s *Server) streamShared(ctx context.Context, be resultWriterBackend, msg *pb.DetectRequest, seq uint64, off, capacity int, out *pb.DetectSharedResponse) error {
+	pairs, scratch, err := decodeRequest(msg, s.pairs)
+	s.pairs = scratch
+	msg.Pairs, msg.Poses = nil, nil // views of the region
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "detect: %v", err)
+	}
+	s.stream.begin(s.shm[off:off:off+capacity], len(pairs))
+	var st narrow.Stats
+	if err := be.DetectTo(ctx, pairs, &s.stream, &st); err != nil {
+		return detectStatus(err)
+	}
+	resp, inRoom, err := s.stream.end(&st)
+	if err != nil {
+		return status.Errorf(codes.Internal, "detect: %v", err)
+	}
+	out.ResponseSize = uint64(len(resp))
+	if inRoom {
+		putU64(s.shm[regionRespSeq:], seq)
+		out.ResponseLength = uint64(len(resp))
+		return nil
+	}
+	out.Inline = &pb.DetectResponse{}
+	if err := proto.Unmarshal(resp, out.Inline); err != nil {
+		return status.Errorf(codes.Internal, "detect: own response: %v", err)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"testing"
 	"time"
@@ -376,5 +377,87 @@ func TestServerRing(t *testing.T) {
 	wakeWord(word(old, regionBell))
 	if stale.answered(100 * time.Millisecond) {
 		t.Error("the old region's doorbell is still answered")
+	}
+}
+
+// resultOnly hides a backend's DetectTo: the server then runs Detect and
+// encodes the Result (its path for any other backend).
+type resultOnly struct{ narrow.Backend }
+
+// TestServerSharedStreaming: a backend that writes its output as it comes
+// (cpubackend's DetectTo) has its response encoded straight into the
+// region; over a scene of many steps (standard, iterative and failed
+// pairs, manifolds) it decodes to exactly what the Result path gives, in
+// a room of any size: the whole response, one that runs out among the
+// pair records, among the contacts or after them (the encoding then
+// moves out of the region and goes inline), or none.
+func TestServerSharedStreaming(t *testing.T) {
+	sc := newScene(t, 5, 24, 12)
+	ctx := context.Background()
+	newServer := func(hide bool) *Server {
+		f := CPUFactory
+		if hide {
+			f = func(p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error) {
+				be, err := CPUFactory(p, workers, log)
+				return resultOnly{be}, err
+			}
+		}
+		srv := NewServer(f, discard)
+		t.Cleanup(func() { srv.Close() })
+		if _, err := srv.Configure(ctx, &pb.ConfigureRequest{Params: encodeParams(narrow.Params{}), Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.RegisterShapes(ctx, shapeEntries(t, sc.shapes)); err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	// The response's size at the first step, to place the rooms' ends.
+	mem, req := sharedRequest(sc.steps[0], 1, 1<<20)
+	probe := newServer(false)
+	probe.shm = mem
+	reply, err := probe.DetectShared(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := int(reply.GetResponseLength())
+	if full == 0 {
+		t.Fatal("no response in the region")
+	}
+	for _, room := range []int{1 << 20, full, full - 1, full / 2, 40, 0} {
+		stream, plain := newServer(false), newServer(true)
+		inline := 0
+		for s, pairs := range sc.steps {
+			seq := uint64(s + 1)
+			var got, want narrow.Result
+			for k, srv := range []*Server{stream, plain} {
+				mem, req := sharedRequest(pairs, seq, 2<<20)
+				req.ResponseCapacity = uint64(room)
+				srv.mu.Lock()
+				srv.shm = mem
+				srv.mu.Unlock()
+				reply, err := srv.DetectShared(ctx, req)
+				if err != nil {
+					t.Fatalf("room %d, step %d: %v", room, s, err)
+				}
+				res := []*narrow.Result{&got, &want}[k]
+				c := detectCall{pairs: pairs, res: res}
+				if err := c.decodeShared(mem, seq, int(req.ResponseOffset), room, reply); err != nil {
+					t.Fatalf("room %d, step %d: host rejects the reply: %v", room, s, err)
+				}
+				if k == 0 && reply.GetInline() != nil {
+					inline++
+				}
+			}
+			if want.Stats.Contacts == 0 || want.Stats.FailedPairs == 0 {
+				t.Fatalf("step %d: weak scene: %+v", s, want.Stats)
+			}
+			if diff := diffResults(&got, &want); diff != "" {
+				t.Fatalf("room %d, step %d: streamed and plain responses differ: %s", room, s, diff)
+			}
+		}
+		if fits := room >= full*2; (inline == 0) != fits && room != full {
+			t.Errorf("room %d: %d of %d steps inline", room, inline, len(sc.steps))
+		}
 	}
 }

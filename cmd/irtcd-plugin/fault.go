@@ -45,6 +45,33 @@ type faultBackend struct {
 
 // Detect consumes the fault file, if any, and acts on it before the step.
 func (b *faultBackend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	b.fault()
+	return b.Backend.Detect(ctx, pairs, res)
+}
+
+// DetectTo is Detect writing to w, as the served backend's DetectTo does
+// (so that the tests run the plugin's streaming path); a backend without
+// one runs Detect and hands over its Result.
+func (b *faultBackend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.ResultWriter, st *narrow.Stats) error {
+	b.fault()
+	if s, ok := b.Backend.(interface {
+		DetectTo(context.Context, []narrow.Pair, narrow.ResultWriter, *narrow.Stats) error
+	}); ok {
+		return s.DetectTo(ctx, pairs, w, st)
+	}
+	var res narrow.Result
+	if err := b.Backend.Detect(ctx, pairs, &res); err != nil {
+		return err
+	}
+	for _, p := range res.Pairs {
+		w.Append(p.ID, p.Contacts, p.Manifolds, p.Iterative, p.Err)
+	}
+	*st = res.Stats
+	return nil
+}
+
+// fault consumes the fault file, if any, and acts on it.
+func (b *faultBackend) fault() {
 	if data, err := os.ReadFile(b.path); err == nil && os.Remove(b.path) == nil {
 		switch strings.TrimSpace(string(data)) {
 		case "hang":
@@ -55,5 +82,4 @@ func (b *faultBackend) Detect(ctx context.Context, pairs []narrow.Pair, res *nar
 			os.Exit(3)
 		}
 	}
-	return b.Backend.Detect(ctx, pairs, res)
 }
