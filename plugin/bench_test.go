@@ -8,49 +8,18 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"github.com/irtcd/irtcd/internal/benchscene"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/plugin/pb"
 )
 
-// overheadScene returns frames of n cheap pairs: unit boxes (12
-// triangles) and unit squares, side by side, a quarter of them
-// interpenetrating by 2 % and the rest 10 % apart, swaying smoothly and
-// periodically over the frames (so that the wrap-around is smooth too and
-// the iterative algorithm runs).
+// overheadScene returns benchscene.Cheap's shapes and frames.
 func overheadScene(b *testing.B, n, frames int) ([]*narrow.Shape, [][]narrow.Pair) {
-	box, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	shapes, out, err := benchscene.Cheap(n, frames)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sq, err := narrow.NewPolygon([]mgl64.Vec2{{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := make([][]narrow.Pair, frames)
-	for f := range out {
-		ph := 2 * math.Pi * float64(f) / float64(frames)
-		pairs := make([]narrow.Pair, n)
-		for i := range pairs {
-			gap, dy := 1.1, 0.0
-			if i%4 == 0 {
-				gap, dy = 0.98, 0.3 // B's near corners inside A
-			}
-			x, y := 3*float64(i%100), 3*float64(i/100)
-			sway := 0.005 * math.Sin(ph+float64(i))
-			turn := 0.01 * math.Cos(ph+float64(i))
-			p := narrow.Pair{ID: uint64(i), A: narrow.ShapeID(i % 2), B: narrow.ShapeID(i % 2)}
-			if i%2 == 0 {
-				p.PoseA = narrow.Pose{Pos: mgl64.Vec3{x, y, 0}, Rot: mgl64.QuatIdent()}
-				p.PoseB = narrow.Pose{Pos: mgl64.Vec3{x + gap + sway, y + dy + sway, dy}, Rot: mgl64.QuatRotate(turn, mgl64.Vec3{0, 0, 1})}
-			} else {
-				p.PoseA = narrow.Pose2D(x, y, 0)
-				p.PoseB = narrow.Pose2D(x+gap+sway, y+dy+sway, turn)
-			}
-			pairs[i] = p
-		}
-		out[f] = pairs
-	}
-	return []*narrow.Shape{box, sq}, out
+	return shapes, out
 }
 
 // meshScene returns frames of n pairs of the project's concave meshes
