@@ -38,32 +38,49 @@ func (e *responseEncoder) size(res *narrow.Result) int {
 			mf := &p.Manifolds[k]
 			e.np += len(mf.Points)
 			for j := range mf.Points {
-				pt, c := &mf.Points[j], -1
-				if next < len(p.Contacts) && uint64(next) < literalRef && sameContact(&p.Contacts[next], pt) {
-					c = next
-				} else {
-					c = contactIndex(p.Contacts, pt)
-				}
-				ref := uint32(literalRef)
-				if c >= 0 {
-					ref, next = uint32(c), c+1
-				} else {
+				ref := pointRef(p.Contacts, &mf.Points[j], &next)
+				if ref == literalRef {
 					e.nlit++
 				}
 				e.refs = append(e.refs, ref)
 			}
 		}
 		if p.Err != nil {
-			f := failure(i, p.Err)
-			e.failures = protowire.AppendTag(e.failures, respFailures, protowire.BytesType)
-			e.failures = protowire.AppendVarint(e.failures, uint64(proto.Size(f)))
-			e.failures, _ = proto.MarshalOptions{}.MarshalAppend(e.failures, f) // cannot fail
+			e.failures = appendFailure(e.failures, i, p.Err)
 		}
 	}
 	e.stats = appendStats(e.stats[:0], &res.Stats)
 	return bytesFieldSize(len(res.Pairs)*infoStride) + bytesFieldSize(e.nc*contactStride) +
 		bytesFieldSize(e.nm*manifoldStride) + bytesFieldSize(e.np*refStride) +
 		bytesFieldSize(e.nlit*contactStride) + bytesFieldSize(len(e.stats)) + len(e.failures)
+}
+
+// pointRef returns how a manifold point travels: as the index of a
+// contact of its pair bit-identical to it, or literalRef (sent in full).
+// *next is where the last point was found plus one, the likeliest place
+// of the next (points usually follow their contacts' order): tried before
+// a search, and updated.
+func pointRef(contacts []narrow.Contact, pt *narrow.Contact, next *int) uint32 {
+	c := -1
+	if n := *next; n < len(contacts) && uint64(n) < literalRef && sameContact(&contacts[n], pt) {
+		c = n
+	} else {
+		c = contactIndex(contacts, pt)
+	}
+	if c < 0 {
+		return literalRef
+	}
+	*next = c + 1
+	return uint32(c)
+}
+
+// appendFailure appends the failures field of pair i's error.
+func appendFailure(b []byte, i int, err error) []byte {
+	f := failure(i, err)
+	b = protowire.AppendTag(b, respFailures, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(proto.Size(f)))
+	b, _ = proto.MarshalOptions{}.MarshalAppend(b, f) // cannot fail
+	return b
 }
 
 // bytesFieldSize is the size of a length-delimited field of n bytes whose
@@ -242,28 +259,17 @@ func (e *streamEncoder) Append(_ uint64, contacts []narrow.Contact, manifolds []
 		putVec3(e.man[m:], mf.Normal)
 		putU32(e.man[m+24:], uint32(len(mf.Points)))
 		for j := range mf.Points {
-			pt, c := &mf.Points[j], -1
-			if next < len(contacts) && uint64(next) < literalRef && sameContact(&contacts[next], pt) {
-				c = next
-			} else {
-				c = contactIndex(contacts, pt)
-			}
-			ref := uint32(literalRef)
-			if c >= 0 {
-				ref, next = uint32(c), c+1
-			} else {
+			ref := pointRef(contacts, &mf.Points[j], &next)
+			if ref == literalRef {
 				l := len(e.lits)
 				e.lits = append(e.lits, make([]byte, contactStride)...)
-				putContact(e.lits[l:], pt)
+				putContact(e.lits[l:], &mf.Points[j])
 			}
 			e.refs = binary.LittleEndian.AppendUint32(e.refs, ref)
 		}
 	}
 	if err != nil {
-		f := failure(e.i, err)
-		e.failures = protowire.AppendTag(e.failures, respFailures, protowire.BytesType)
-		e.failures = protowire.AppendVarint(e.failures, uint64(proto.Size(f)))
-		e.failures, _ = proto.MarshalOptions{}.MarshalAppend(e.failures, f) // cannot fail
+		e.failures = appendFailure(e.failures, e.i, err)
 	}
 	e.i++
 }

@@ -232,15 +232,25 @@ func (s *Server) run(ctx context.Context, req *pb.DetectRequest) error {
 	if s.be == nil {
 		return status.Error(codes.FailedPrecondition, "detect: not configured")
 	}
-	pairs, scratch, err := decodeRequest(req, s.pairs)
-	s.pairs = scratch
+	pairs, err := s.requestPairs(req)
 	if err != nil {
-		return status.Errorf(codes.InvalidArgument, "detect: %v", err)
+		return err
 	}
 	if err := s.be.Detect(ctx, pairs, &s.res); err != nil {
 		return detectStatus(err)
 	}
 	return nil
+}
+
+// requestPairs returns a request's pairs, read in place or unpacked into
+// s.pairs; s.mu is held.
+func (s *Server) requestPairs(req *pb.DetectRequest) ([]narrow.Pair, error) {
+	pairs, scratch, err := decodeRequest(req, s.pairs)
+	s.pairs = scratch
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "detect: %v", err)
+	}
+	return pairs, nil
 }
 
 // detectStatus is the gRPC status of a backend's failed step.
@@ -408,11 +418,10 @@ type resultWriterBackend interface {
 // comes: the response is encoded straight into the region's room at off
 // (or inline, when it does not fit), without a narrow.Result in between.
 func (s *Server) streamShared(ctx context.Context, be resultWriterBackend, msg *pb.DetectRequest, seq uint64, off, capacity int, out *pb.DetectSharedResponse) error {
-	pairs, scratch, err := decodeRequest(msg, s.pairs)
-	s.pairs = scratch
+	pairs, err := s.requestPairs(msg)
 	msg.Pairs, msg.Poses = nil, nil // views of the region
 	if err != nil {
-		return status.Errorf(codes.InvalidArgument, "detect: %v", err)
+		return err
 	}
 	s.stream.begin(s.shm[off:off:off+capacity], len(pairs))
 	var st narrow.Stats

@@ -388,16 +388,15 @@ func encodeResponse(res *narrow.Result) *pb.DetectResponse {
 		putU32(b[8:], flags)
 		putContacts(c, p.Contacts)
 		c = c[len(p.Contacts)*contactStride:]
+		next := 0
 		for k := range p.Manifolds {
 			mf := &p.Manifolds[k]
 			putVec3(m, mf.Normal)
 			putU32(m[24:], uint32(len(mf.Points)))
 			m = m[manifoldStride:]
 			for j := range mf.Points {
-				ref := uint32(literalRef)
-				if i := contactIndex(p.Contacts, &mf.Points[j]); i >= 0 {
-					ref = uint32(i)
-				} else {
+				ref := pointRef(p.Contacts, &mf.Points[j], &next)
+				if ref == literalRef {
 					n := len(out.Points)
 					out.Points = append(out.Points, make([]byte, contactStride)...)
 					putContact(out.Points[n:], &mf.Points[j])
