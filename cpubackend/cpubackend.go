@@ -71,25 +71,28 @@ type Backend struct {
 	stop     atomic.Bool
 }
 
-// job is one pair of the batch.
+// job is one pair of the batch. The fields that the merge and the commit
+// read come first, with the pair's ID: those passes walk every job of the
+// batch, and a job is large (its directions), so they then touch its first
+// two cache lines rather than lines all over it.
 type job struct {
-	pair      narrow.Pair
-	a, b      *narrow.Shape
-	res       narrow.Resolved
-	st        *iterative.PairState
-	fresh     bool          // st came from Store.New and is installed at commit
-	rel       iterative.Rel // the pair's relative placement this step
-	iterative bool
-	clearStep bool       // the step stands for a standard step: both directions are clear
-	seek      [2]bool    // directions whose clearance is sought before deciding
-	clear     [2]float64 // the clearances left or found (> 0: clear)
-	failed    [2]bool    // directions whose search failed (the step is standard)
-	err       error
-	dirs      [2]narrow.Direction
 	t0, t1    int // its tasks
+	err       error
+	st        *iterative.PairState
 	contacts  []narrow.Contact
 	manifolds []narrow.Manifold
 	points    []narrow.Contact
+	fresh     bool // st came from Store.New and is installed at commit
+	iterative bool
+	clearStep bool    // the step stands for a standard step: both directions are clear
+	failed    [2]bool // directions whose search failed (the step is standard)
+	seek      [2]bool // directions whose clearance is sought before deciding
+	pair      narrow.Pair
+	res       narrow.Resolved
+	clear     [2]float64 // the clearances left or found (> 0: clear)
+	a, b      *narrow.Shape
+	rel       iterative.Rel // the pair's relative placement this step
+	dirs      [2]narrow.Direction
 }
 
 // task is one work item: a range of vertices (standard step) or of rays
