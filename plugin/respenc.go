@@ -222,6 +222,7 @@ func (e *streamEncoder) grow(k int) {
 			e.b, e.inRoom = e.heap, false
 		}
 		e.b = slices.Grow(e.b, k)
+		e.heap = e.b // keep the grown array for the next steps
 	}
 	e.b = e.b[:len(e.b)+k]
 }
