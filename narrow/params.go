@@ -115,10 +115,13 @@ type Params struct {
 	Confidence float64
 	// DistanceExtension grows the intersection of the two bounding boxes
 	// from which predictive rays are cast (2013b §3.1); must exceed
-	// DisplacementThreshold (a smaller value is raised to 1.5 ×
-	// DisplacementThreshold). Default: max(Confidence, 1.5) ×
-	// DisplacementThreshold. Without prediction the boxes grow by the
-	// touching tolerance only.
+	// DisplacementThreshold (a smaller value is raised to the default).
+	// Default: 1.1 × DisplacementThreshold, the paper's "greater than
+	// displacementThreshold" and "minimized": a vertex farther than
+	// DisplacementThreshold from the other body cannot reach it before
+	// Eq. 2 (2013) fails and a standard step looks again, so its
+	// prediction could never be used. Without prediction the boxes grow
+	// by the touching tolerance only.
 	DistanceExtension float64
 	// MaxIt bounds the iterative walk. Default: Eq. 1 of Lehericey et al.
 	// 2013, ceil(Confidence × DisplacementThreshold / averageTrianglesSize)
@@ -189,6 +192,11 @@ type Resolved struct {
 	ManifoldCos           float64
 }
 
+// extensionFactor × DisplacementThreshold is the default (and least)
+// DistanceExtension with prediction. Any factor above 1 loses no useful
+// prediction (see Params.DistanceExtension); the 10 % covers rounding.
+const extensionFactor = 1.1
+
 // Resolve fills in the defaults for a pair of shapes.
 func (p Params) Resolve(a, b *Shape) Resolved {
 	r := Resolved{Method: p.Method, Traversal: p.Traversal, Response: p.Response}
@@ -212,10 +220,8 @@ func (p Params) Resolve(a, b *Shape) Resolved {
 	switch {
 	case p.Method != MethodPredictive:
 		r.DistanceExtension = max(a.tEps, b.tEps)
-	case p.DistanceExtension > 0:
-		r.DistanceExtension = max(p.DistanceExtension, 1.5*r.DisplacementThreshold)
 	default:
-		r.DistanceExtension = max(r.CullingDist, 1.5*r.DisplacementThreshold)
+		r.DistanceExtension = max(p.DistanceExtension, extensionFactor*r.DisplacementThreshold)
 	}
 	for i, target := range [2]*Shape{b, a} {
 		r.MaxIt[i] = p.MaxIt

@@ -447,8 +447,8 @@ func TestParamsResolve(t *testing.T) {
 				t.Errorf("CullingDist = %v, want Confidence × DisplacementThreshold = %v", r.CullingDist, r.Confidence*r.DisplacementThreshold)
 			}
 			switch {
-			case c.p.Method == MethodPredictive && c.p.DistanceExtension > 0:
-				if want := max(c.p.DistanceExtension, 1.5*r.DisplacementThreshold); r.DistanceExtension != want {
+			case c.p.Method == MethodPredictive:
+				if want := max(c.p.DistanceExtension, 1.1*r.DisplacementThreshold); r.DistanceExtension != want {
 					t.Errorf("DistanceExtension = %v, want %v", r.DistanceExtension, want)
 				}
 			case c.p.Method != MethodPredictive:

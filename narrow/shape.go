@@ -166,6 +166,15 @@ func (s *Shape) Adjacent(i, k int) int { return int(s.adj[i][k]) }
 // Bounds returns the local bounding box.
 func (s *Shape) Bounds() AABB { return s.bounds }
 
+// nearBounds reports whether p (in s's frame) lies in s's bounding box grown
+// by 2·tEps: where a point may be inside s or touch it.
+func (s *Shape) nearBounds(p *[3]float64) bool {
+	b, e := &s.bounds, 2*s.tEps
+	return p[0] >= b.Min[0]-e && p[0] <= b.Max[0]+e &&
+		p[1] >= b.Min[1]-e && p[1] <= b.Max[1]+e &&
+		p[2] >= b.Min[2]-e && p[2] <= b.Max[2]+e
+}
+
 // Radius returns the largest distance of a vertex from the local origin
 // (the radius of Eq. 2 of Lehericey et al. 2013, §3.3, when rotations are
 // taken about the origin; irtcd evaluates Eq. 2 about BoundingSphere's

@@ -182,7 +182,9 @@ type Outcome struct {
 // from, so clipping changes no contact and prunes the traversal. Fwd is then NoHit for a ray with nothing on Dst
 // before that point. With back > 0 the search is not clipped, because the
 // prediction rule (predictive.FromStandard) needs to know whether the ray
-// was occluded.
+// was occluded; but for a vertex outside Dst's box (grown by 2·tEps) there
+// is no forward search at all: such a vertex is outside Dst, so the first
+// hit ahead, if any, enters Dst, and Fwd is NoHit.
 func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal) {
 	*out = Outcome{Fwd: NoHit, Bwd: NoHit}
 	if d.Src.vnorm[v] == ([3]float64{}) {
@@ -196,6 +198,11 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 		// Without a predictive ray, hits beyond the point where the ray
 		// leaves its own body are occluded whatever they are: clip there.
 		q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
+	} else if !d.Dst.nearBounds(&q.o) {
+		// A vertex outside Dst's box is outside Dst: whatever the ray
+		// meets ahead, it enters Dst there (no contact, nothing
+		// occluded). Only the predictive ray is left to trace.
+		q.fwd.T = q.tLo
 	}
 	d.Dst.trace(&q, trav)
 	// Element by element: a whole-array copy of freshly stored values

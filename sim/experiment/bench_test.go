@@ -1,0 +1,86 @@
+package experiment
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/scene3d"
+)
+
+// recorder is a narrow.Backend that records the shapes it registers and
+// every batch it is given before passing them on.
+type recorder struct {
+	narrow.Backend
+	shapes  []*narrow.Shape
+	batches [][]narrow.Pair
+}
+
+func (r *recorder) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
+	r.shapes = append(r.shapes, s)
+	return r.Backend.RegisterShape(s)
+}
+
+func (r *recorder) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	r.batches = append(r.batches, append([]narrow.Pair(nil), pairs...))
+	return r.Backend.Detect(ctx, pairs, res)
+}
+
+var toriReplay = sync.OnceValues(func() (*recorder, error) {
+	be, err := cpubackend.New(narrow.Params{Method: narrow.MethodPredictive}, cpubackend.WithWorkers(1))
+	if err != nil {
+		return nil, err
+	}
+	defer be.Close()
+	rec := &recorder{Backend: be}
+	_, err = scene3d.Run(context.Background(), toriScene(), scene3d.Options{N: toriN, Seed: 1, MeshDir: "../../testdata", Backend: rec, Workers: 1})
+	return rec, err
+})
+
+// BenchmarkToriReplay times the narrow phase of the tori experiment (Li &
+// Yamaguchi's Table 3) on a fixed input: the pairs and poses of the 100
+// tori as simulated once with prediction (10 s, 600 steps), replayed
+// through a fresh backend of each method on one worker. The runs of the
+// experiment itself diverge as soon as the two methods return different
+// contacts; here both see the same steps, so the ratio of the two rows is
+// the cost of prediction alone. Metrics: Detect's mean time per step and
+// rays per step.
+func BenchmarkToriReplay(b *testing.B) {
+	rec, err := toriReplay()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []narrow.Method{narrow.MethodIterative, narrow.MethodPredictive} {
+		b.Run("method="+m.String(), func(b *testing.B) {
+			var res narrow.Result
+			var total time.Duration
+			rays := 0
+			for i := 0; i < b.N; i++ {
+				be, err := cpubackend.New(narrow.Params{Method: m}, cpubackend.WithWorkers(1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, s := range rec.shapes {
+					if _, err := be.RegisterShape(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for _, pairs := range rec.batches {
+					t0 := time.Now()
+					if err := be.Detect(context.Background(), pairs, &res); err != nil {
+						b.Fatal(err)
+					}
+					total += time.Since(t0)
+					rays += res.Stats.Rays()
+				}
+				be.Close()
+			}
+			steps := float64(b.N * len(rec.batches))
+			b.ReportMetric(total.Seconds()*1e3/steps, "ms/step")
+			b.ReportMetric(float64(rays)/steps, "rays/step")
+		})
+	}
+}
