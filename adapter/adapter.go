@@ -15,6 +15,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -52,6 +53,38 @@ func (b *Batch) Register(s *narrow.Shape) (narrow.ShapeID, error) {
 	b.ids[s] = id
 	return id, nil
 }
+
+// Release releases s from the backend (narrow.Backend.UnregisterShape) if
+// it is registered: for a shape that no pair will name again, such as the
+// shape of a destroyed body. A later pair with s registers it anew.
+func (b *Batch) Release(s *narrow.Shape) error {
+	id, ok := b.ids[s]
+	if !ok {
+		return nil
+	}
+	delete(b.ids, s)
+	if err := b.backend.UnregisterShape(id); err != nil {
+		return fmt.Errorf("adapter: release shape %d: %w", id, err)
+	}
+	return nil
+}
+
+// Prune releases every registered shape for which keep returns false (see
+// Release) and returns how many it released. An engine whose bodies come
+// and go calls it now and then with the shapes its bodies still hold.
+func (b *Batch) Prune(keep func(*narrow.Shape) bool) (released int, err error) {
+	for s := range b.ids {
+		if keep(s) {
+			continue
+		}
+		err = errors.Join(err, b.Release(s))
+		released++
+	}
+	return released, err
+}
+
+// Shapes returns the number of shapes registered through the batch.
+func (b *Batch) Shapes() int { return len(b.ids) }
 
 // Begin starts a new step: it forgets the previous step's pairs (their
 // results stay readable until Run).

@@ -557,3 +557,71 @@ func TestBackendNilResult(t *testing.T) {
 		t.Fatal("no results after a rejected call")
 	}
 }
+
+// TestUnregisterShape: a released shape's pairs fail with ErrUnknownShape
+// while the other pairs go on; a released or unknown ID cannot be released
+// (again); IDs are not given again, and a pair whose shape is registered
+// anew starts with a standard step.
+func TestUnregisterShape(t *testing.T) {
+	bunny := loadMesh(t, "bunny")
+	be, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	var ids [3]narrow.ShapeID
+	for i := range ids {
+		if ids[i], err = be.RegisterShape(bunny); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pa := narrow.Pose{Rot: mgl64.QuatIdent()}
+	pb := narrow.Pose{Pos: mgl64.Vec3{0.3, 0.2, 0}, Rot: mgl64.QuatIdent()}
+	pairs := []narrow.Pair{
+		{ID: 1, A: ids[0], B: ids[1], PoseA: pa, PoseB: pb},
+		{ID: 2, A: ids[0], B: ids[2], PoseA: pa, PoseB: pb},
+	}
+	var res narrow.Result
+	run := func() {
+		t.Helper()
+		if err := be.Detect(context.Background(), pairs, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	run()
+	if r := &res.Pairs[1]; r.Err != nil || len(r.Contacts) == 0 || !r.Iterative {
+		t.Fatalf("pair 2 before the release: err %v, %d contacts, iterative %v; want contacts from an iterative step", r.Err, len(r.Contacts), r.Iterative)
+	}
+	if err := be.UnregisterShape(ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	run()
+	if err := res.Pairs[1].Err; !errors.Is(err, narrow.ErrUnknownShape) {
+		t.Errorf("pair naming the released shape: %v, want ErrUnknownShape", err)
+	}
+	if r := &res.Pairs[0]; r.Err != nil || len(r.Contacts) == 0 {
+		t.Errorf("the other pair: err %v, %d contacts", r.Err, len(r.Contacts))
+	}
+	for _, id := range []narrow.ShapeID{ids[2], -1, 99} {
+		if err := be.UnregisterShape(id); !errors.Is(err, narrow.ErrUnknownShape) {
+			t.Errorf("UnregisterShape(%d) = %v, want ErrUnknownShape", id, err)
+		}
+	}
+	again, err := be.RegisterShape(bunny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again == ids[2] {
+		t.Errorf("the released ID %d was given again", again)
+	}
+	pairs[1].B = again
+	run()
+	if r := &res.Pairs[1]; r.Err != nil || len(r.Contacts) == 0 || r.Iterative {
+		t.Errorf("pair 2 with its shape registered anew: err %v, %d contacts, iterative %v; want a standard step with contacts", r.Err, len(r.Contacts), r.Iterative)
+	}
+	be.Close()
+	if err := be.UnregisterShape(ids[0]); !errors.Is(err, narrow.ErrBackendClosed) {
+		t.Errorf("UnregisterShape after Close = %v, want ErrBackendClosed", err)
+	}
+}

@@ -140,6 +140,22 @@ func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 	return narrow.ShapeID(len(b.shapes) - 1), nil
 }
 
+// UnregisterShape releases shape id (see narrow.Backend). Its slot stays
+// taken (IDs are not reused); the states of pairs that named it are dropped
+// when those pairs leave the batch, as any pair's.
+func (b *Backend) UnregisterShape(id narrow.ShapeID) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return narrow.ErrBackendClosed
+	}
+	if b.Shape(id) == nil {
+		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
+	}
+	b.shapes[id] = nil
+	return nil
+}
+
 // Shape returns a registered shape, or nil.
 func (b *Backend) Shape(id narrow.ShapeID) *narrow.Shape {
 	if id < 0 || int(id) >= len(b.shapes) {

@@ -220,8 +220,16 @@ type ResultWriter interface {
 // *PairError in its PairResult and does not affect the others. Detect
 // returns an error only when the whole step failed (for example ctx was
 // cancelled); the temporal state is then left as it was before the call.
+//
+// UnregisterShape releases a registered shape, so that an engine whose
+// bodies come and go does not make the backend grow: a pair that names the
+// ID afterwards gets ErrUnknownShape, and IDs are never given again (a
+// shape registered anew gets a new ID, and its pairs start afresh with a
+// standard step). Releasing an ID that is not registered, or released
+// already, fails with ErrUnknownShape.
 type Backend interface {
 	RegisterShape(s *Shape) (ShapeID, error)
+	UnregisterShape(id ShapeID) error
 	Detect(ctx context.Context, pairs []Pair, res *Result) error
 	Close() error
 }

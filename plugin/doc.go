@@ -30,6 +30,11 @@
 //     plugin rebuilds each distinct shape once (with narrow.NewMesh or
 //     narrow.NewPolygon, then checks it has exactly the vertices and
 //     primitives sent). Shape IDs are the same on both sides.
+//   - UnregisterShapes releases the shapes the host released
+//     (narrow.Backend.UnregisterShape) before the next step; a content's
+//     data is dropped on both sides with its last registration. A
+//     restarted plugin gets a placeholder, released at once, in each
+//     released slot, so that later IDs keep their numbers.
 //   - Detect is one request and one response per step. The request holds
 //     the pairs as one packed little-endian array of 128-byte records (ID,
 //     shape IDs, both poses: narrow.Pair's layout in memory, so the host

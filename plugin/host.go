@@ -130,9 +130,10 @@ type Host struct {
 
 	mu       sync.Mutex
 	closed   bool
-	shapes   []*narrow.Shape
+	shapes   []*narrow.Shape        // by ID; nil once released
 	hashes   [][32]byte             // content hash of each shape, by ID
-	data     map[[32]byte]*pb.Shape // wire form of each distinct shape
+	data     map[[32]byte]*pb.Shape // wire form of each distinct shape registered
+	refs     map[[32]byte]int       // registered (unreleased) IDs per content hash
 	proc     *process               // nil: none running; start one before the next step
 	fallback *cpubackend.Backend    // non-nil once the host has fallen back
 	step     uint64
@@ -156,11 +157,20 @@ type process struct {
 	conn    *grpc.ClientConn
 	pid     int
 	known   map[[32]byte]bool // shape hashes whose data the process has
+	refs    map[[32]byte]int  // its registered (unreleased) shapes per content hash
 	nshapes int               // host shapes registered with it (IDs 0 to nshapes-1)
+	release []released        // shapes it has that the host released since the last step
 	shm     *region           // the region shared with it, nil: steps go through gRPC
 	seq     uint64            // sequence number of the last DetectShared call
 	ring    bool              // steps are rung through shm's doorbell
 	bell    uint32            // the doorbell's last value
+}
+
+// released is a shape released by the host that a plugin process still
+// has: its ID and content hash.
+type released struct {
+	id  int32
+	sum [32]byte
 }
 
 // ringSlice is the longest a host waits on a rung step's answer before
@@ -188,7 +198,7 @@ func New(path string, p narrow.Params, opts ...Option) (*Host, error) {
 			maxMsg:       DefaultMaxMessageSize,
 			shared:       sharedSupported,
 		},
-		data: make(map[[32]byte]*pb.Shape),
+		data: make(map[[32]byte]*pb.Shape), refs: make(map[[32]byte]int),
 	}
 	for _, o := range opts {
 		o(&h.cfg)
@@ -248,6 +258,7 @@ func (h *Host) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 	if _, ok := h.data[sum]; !ok {
 		h.data[sum] = d
 	}
+	h.refs[sum]++
 	if h.fallback != nil {
 		id, err := h.fallback.RegisterShape(s)
 		if err != nil {
@@ -260,6 +271,36 @@ func (h *Host) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 	h.shapes = append(h.shapes, s)
 	h.hashes = append(h.hashes, sum)
 	return narrow.ShapeID(len(h.shapes) - 1), nil
+}
+
+// UnregisterShape releases shape id (see narrow.Backend): the host forgets
+// it (and its wire form with its last registration), and the plugin
+// process releases it before the next step. A restarted plugin gets a
+// placeholder in its slot, so that IDs keep their numbers.
+func (h *Host) UnregisterShape(id narrow.ShapeID) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return narrow.ErrBackendClosed
+	}
+	if id < 0 || int(id) >= len(h.shapes) || h.shapes[id] == nil {
+		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
+	}
+	if h.fallback != nil {
+		if err := h.fallback.UnregisterShape(id); err != nil {
+			return err
+		}
+	}
+	sum := h.hashes[id]
+	h.shapes[id], h.hashes[id] = nil, [32]byte{}
+	if h.refs[sum]--; h.refs[sum] <= 0 {
+		delete(h.refs, sum)
+		delete(h.data, sum)
+	}
+	if p := h.proc; p != nil && int(id) < p.nshapes {
+		p.release = append(p.release, released{int32(id), sum})
+	}
+	return nil
 }
 
 // Detect runs one step in the plugin process. See narrow.Backend and the
@@ -324,7 +365,7 @@ func (h *Host) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Resu
 // not have yet (within the start timeout, as building them may take a
 // while), then the step (within the step timeout).
 func (h *Host) detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
-	if h.proc.nshapes < len(h.shapes) {
+	if h.proc.nshapes < len(h.shapes) || len(h.proc.release) > 0 {
 		fctx, cancel := context.WithTimeout(ctx, h.cfg.startTimeout)
 		err := h.flush(fctx)
 		cancel()
@@ -522,16 +563,45 @@ func (h *Host) ring(ctx context.Context, p *process, req *pb.DetectSharedRequest
 	}
 }
 
-// flush registers with the plugin the shapes it does not have yet, in
-// messages under the size limit, sending each distinct shape's data once.
+// flush releases in the plugin the shapes the host released, then
+// registers the shapes it does not have yet, in messages under the size
+// limit, sending each distinct shape's data once (and again after the
+// process dropped it with its last registration; released slots go as
+// placeholders).
 func (h *Host) flush(ctx context.Context) error {
 	p := h.proc
+	for len(p.release) > 0 {
+		n := min(len(p.release), h.cfg.maxMsg/16)
+		req := &pb.UnregisterShapesRequest{Ids: make([]int32, n)}
+		for k, r := range p.release[:n] {
+			req.Ids[k] = r.id
+		}
+		if _, err := p.rpc.UnregisterShapes(ctx, req); err != nil {
+			return err
+		}
+		for _, r := range p.release[:n] {
+			if p.refs[r.sum]--; p.refs[r.sum] <= 0 {
+				delete(p.refs, r.sum)
+				delete(p.known, r.sum)
+			}
+		}
+		p.release = p.release[n:]
+	}
+	p.release = nil
 	for p.nshapes < len(h.shapes) {
 		first := p.nshapes
 		req := &pb.RegisterShapesRequest{}
 		sent := make(map[[32]byte]bool)
 		size := 0
 		for i := first; i < len(h.shapes); i++ {
+			if h.shapes[i] == nil {
+				if len(req.Shapes) > 0 && size+16 > h.cfg.maxMsg/2 {
+					break
+				}
+				size += 16
+				req.Shapes = append(req.Shapes, &pb.ShapeEntry{Released: true})
+				continue
+			}
 			sum := h.hashes[i]
 			e := &pb.ShapeEntry{Hash: sum[:]}
 			add := 64
@@ -562,6 +632,11 @@ func (h *Host) flush(ctx context.Context) error {
 		}
 		for sum := range sent {
 			p.known[sum] = true
+		}
+		for k := range req.Shapes {
+			if s := h.shapes[first+k]; s != nil {
+				p.refs[h.hashes[first+k]]++
+			}
 		}
 		p.nshapes += len(req.Shapes)
 	}
@@ -622,7 +697,7 @@ func (h *Host) start(ctx context.Context) error {
 	if rc := client.ReattachConfig(); rc != nil && rc.Pid > 0 {
 		pid = rc.Pid
 	}
-	h.proc = &process{client: client, rpc: rpc, conn: r.conn, pid: pid, known: make(map[[32]byte]bool)}
+	h.proc = &process{client: client, rpc: rpc, conn: r.conn, pid: pid, known: make(map[[32]byte]bool), refs: make(map[[32]byte]int)}
 	h.pid.Store(int64(pid))
 	if h.cfg.shared {
 		if err := h.mapRegion(cctx, h.proc); err != nil {
@@ -674,9 +749,16 @@ func (h *Host) startFallback() error {
 		return err
 	}
 	for i, s := range h.shapes {
+		gone := s == nil
+		if gone {
+			s = placeholder() // a released slot keeps its number
+		}
 		id, err := be.RegisterShape(s)
 		if err == nil && int(id) != i {
 			err = fmt.Errorf("shape %d got ID %d", i, id)
+		}
+		if err == nil && gone {
+			err = be.UnregisterShape(id)
 		}
 		if err != nil {
 			be.Close()

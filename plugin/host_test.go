@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -511,5 +514,146 @@ func TestShapeDedup(t *testing.T) {
 	defer h.mu.Unlock()
 	if len(h.data) != 5 || len(h.proc.known) != 5 || h.proc.nshapes != 10 {
 		t.Errorf("%d distinct shapes kept, %d sent, %d registered; want 5, 5, 10", len(h.data), len(h.proc.known), h.proc.nshapes)
+	}
+}
+
+// TestPluginUnregister: shapes released on the host are released in the
+// plugin. Pairs that name them fail there with ErrUnknownShape, as in
+// process, and every step matches the in-process backend bit for bit; a
+// shape's data is dropped with its last registration and sent again when
+// its content is registered anew; and a plugin restarted after releases
+// keeps every ID's number (released slots get placeholders).
+func TestPluginUnregister(t *testing.T) {
+	// A bunny a little larger than the scene's: a content of its own,
+	// twice (another *Shape, the same content).
+	scaled := func() *narrow.Shape {
+		b, _ := meshes(t)
+		vs := make([]mgl64.Vec3, b.NumVertices())
+		for i := range vs {
+			vs[i] = b.Vertex(i).Mul(1.02)
+		}
+		ts := make([][3]int, b.NumPrims())
+		for i := range ts {
+			p := b.Prim(i)
+			ts[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
+		}
+		s, err := narrow.NewMesh(vs, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	bun, bun2 := scaled(), scaled()
+	sc := newScene(t, 11, 6, 14)
+	first := narrow.ShapeID(len(sc.shapes))
+	sc.shapes = append(sc.shapes, bun, bun2)
+	pair0 := func(a, b narrow.ShapeID) {
+		for _, pairs := range sc.steps {
+			pairs[0].A, pairs[0].B = a, b
+		}
+	}
+	pair0(first, first+1)
+	logger, logs := testLogger(slog.LevelWarn)
+	path := copyBinary(t)
+	h := newHost(t, path, narrow.Params{}, sc.shapes, WithLogger(logger))
+	ref := newCPU(t, narrow.Params{}, sc.shapes)
+	sum := h.hashes[first]
+	var got, want narrow.Result
+	step := func(s int) {
+		t.Helper()
+		detect(t, h, sc.steps[s], &got)
+		detect(t, ref, sc.steps[s], &want)
+		if d := diffResults(&got, &want); d != "" {
+			t.Fatalf("step %d: %s", s, d)
+		}
+	}
+	release := func(id narrow.ShapeID) {
+		t.Helper()
+		for _, be := range []narrow.Backend{h, ref} {
+			if err := be.UnregisterShape(id); err != nil {
+				t.Fatalf("%T.UnregisterShape(%d): %v", be, id, err)
+			}
+		}
+	}
+	known := func() (data, sent bool) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		_, data = h.data[sum]
+		return data, h.proc.known[sum]
+	}
+
+	step(0)
+	step(1)
+	release(first) // bun2 has the same content: its data stays
+	step(2)
+	if !errors.Is(got.Pairs[0].Err, narrow.ErrUnknownShape) {
+		t.Fatalf("pair naming a released shape: error %v, want ErrUnknownShape", got.Pairs[0].Err)
+	}
+	if data, sent := known(); !data || !sent {
+		t.Errorf("after releasing one of two bunnies: data kept %v, known to the plugin %v; want both", data, sent)
+	}
+	release(first + 1)
+	step(3)
+	if data, sent := known(); data || sent {
+		t.Errorf("after releasing both bunnies: data kept %v, known to the plugin %v; want neither", data, sent)
+	}
+	for _, id := range []narrow.ShapeID{first, -1, first + 9} {
+		if err := h.UnregisterShape(id); !errors.Is(err, narrow.ErrUnknownShape) {
+			t.Errorf("UnregisterShape(%d) = %v, want ErrUnknownShape", id, err)
+		}
+	}
+
+	// The bunny again: a new ID, its data sent again.
+	for _, be := range []narrow.Backend{h, ref} {
+		if id, err := be.RegisterShape(bun); err != nil || id != first+2 {
+			t.Fatalf("%T.RegisterShape(bunny) = %d, %v; want %d", be, id, err, first+2)
+		}
+	}
+	pair0(first+2, first+2)
+	step(4)
+	step(5)
+	if data, sent := known(); !data || !sent {
+		t.Errorf("after registering the bunny again: data kept %v, known to the plugin %v; want both", data, sent)
+	}
+
+	// A restarted plugin: the released slots keep their numbers. The
+	// reference starts afresh too (temporal state is lost with the
+	// process), with the same registrations.
+	fresh := func() *cpubackend.Backend {
+		be := newCPU(t, narrow.Params{}, sc.shapes)
+		if _, err := be.RegisterShape(bun); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []narrow.ShapeID{first, first + 1} {
+			if err := be.UnregisterShape(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return be
+	}
+	oldPID := killPlugin(t, h)
+	ref = fresh()
+	for s := 6; s < 10; s++ {
+		step(s)
+	}
+	checkRestarted(t, h, oldPID, logs)
+
+	// The fallback backend gets the same IDs, released slots included, and
+	// releases shapes as the plugin did.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	killPlugin(t, h)
+	ref = fresh()
+	step(10)
+	step(11)
+	if !h.FellBack() {
+		t.Fatal("the host did not fall back")
+	}
+	release(first + 2)
+	step(12)
+	step(13)
+	if !errors.Is(got.Pairs[0].Err, narrow.ErrUnknownShape) {
+		t.Errorf("after the fallback, a pair naming a released shape: %v, want ErrUnknownShape", got.Pairs[0].Err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -27,8 +28,9 @@ import (
 // ProtocolVersion is the version of the plugin protocol (the messages of
 // pb/irtcd.proto and their packed layouts). Host and plugin must agree on
 // it in go-plugin's handshake. Version 2 added the shared region's
-// doorbell (a 128-byte header) and TakeShared.
-const ProtocolVersion = 2
+// doorbell (a 128-byte header) and TakeShared; version 3
+// UnregisterShapes and released entries.
+const ProtocolVersion = 3
 
 // Handshake is the go-plugin handshake of irtcd narrow-phase plugins: the
 // protocol version and the magic cookie. A plugin binary started by hand,
@@ -95,7 +97,10 @@ type Server struct {
 	mu      sync.Mutex
 	be      narrow.Backend
 	nshapes int                        // shapes registered with be
-	byHash  map[[32]byte]*narrow.Shape // every shape received, by content hash
+	byHash  map[[32]byte]*narrow.Shape // the shapes received, by content hash, while registered
+	hashOf  [][32]byte                 // by ID: the content hash of each shape registered with be
+	live    []bool                     // by ID: registered and not released
+	refs    map[[32]byte]int           // live IDs per content hash
 	pairs   []narrow.Pair              // scratch of Detect
 	res     narrow.Result              // scratch of Detect
 
@@ -135,8 +140,18 @@ func NewServer(f Factory, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{factory: f, log: log, byHash: make(map[[32]byte]*narrow.Shape)}
+	return &Server{factory: f, log: log, byHash: make(map[[32]byte]*narrow.Shape), refs: make(map[[32]byte]int)}
 }
+
+// placeholder is the shape a released entry registers (and releases at
+// once): a tetrahedron.
+var placeholder = sync.OnceValue(func() *narrow.Shape {
+	s, err := narrow.NewMesh([]mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, [][3]int{{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}})
+	if err != nil {
+		panic("plugin: placeholder shape: " + err.Error())
+	}
+	return s
+})
 
 // Configure (re)creates the backend with the host's parameters. Shape
 // registrations start afresh (shapes received before stay known by their
@@ -154,6 +169,8 @@ func (s *Server) Configure(_ context.Context, req *pb.ConfigureRequest) (*pb.Con
 	if s.be != nil {
 		s.be.Close()
 		s.be, s.nshapes = nil, 0
+		s.hashOf, s.live = s.hashOf[:0], s.live[:0]
+		clear(s.refs)
 	}
 	be, err := s.factory(p, int(req.GetWorkers()), s.log)
 	if err != nil {
@@ -177,6 +194,20 @@ func (s *Server) RegisterShapes(_ context.Context, req *pb.RegisterShapesRequest
 	}
 	out := &pb.RegisterShapesResponse{Ids: make([]int32, 0, len(req.GetShapes()))}
 	for i, e := range req.GetShapes() {
+		if e.GetReleased() {
+			if len(e.GetHash()) != 0 || e.GetData() != nil {
+				return nil, status.Errorf(codes.InvalidArgument, "register shapes: entry %d: a released entry with a hash or data", i)
+			}
+			if err := s.register(placeholder(), [32]byte{}); err != nil {
+				return nil, status.Errorf(codes.Internal, "register shapes: entry %d: %v", i, err)
+			}
+			if err := s.be.UnregisterShape(narrow.ShapeID(s.nshapes - 1)); err != nil {
+				return nil, status.Errorf(codes.Internal, "register shapes: entry %d: %v", i, err)
+			}
+			s.live[s.nshapes-1] = false
+			out.Ids = append(out.Ids, int32(s.nshapes-1))
+			continue
+		}
 		if len(e.GetHash()) != 32 {
 			return nil, status.Errorf(codes.InvalidArgument, "register shapes: entry %d: hash of %d bytes", i, len(e.GetHash()))
 		}
@@ -197,17 +228,55 @@ func (s *Server) RegisterShapes(_ context.Context, req *pb.RegisterShapesRequest
 		if sh == nil {
 			return nil, status.Errorf(codes.FailedPrecondition, "register shapes: entry %d: unknown shape hash %x and no data", i, key[:8])
 		}
-		id, err := s.be.RegisterShape(sh)
-		if err != nil {
+		if err := s.register(sh, key); err != nil {
 			return nil, status.Errorf(codes.Internal, "register shapes: entry %d: %v", i, err)
 		}
-		if int(id) != s.nshapes {
-			return nil, status.Errorf(codes.Internal, "register shapes: backend gave shape %d ID %d (plugin backends must number shapes in registration order)", s.nshapes, id)
-		}
-		s.nshapes++
-		out.Ids = append(out.Ids, int32(id))
+		s.refs[key]++
+		out.Ids = append(out.Ids, int32(s.nshapes-1))
 	}
 	return out, nil
+}
+
+// register registers sh with the backend as the next ID, of content hash
+// key.
+func (s *Server) register(sh *narrow.Shape, key [32]byte) error {
+	id, err := s.be.RegisterShape(sh)
+	if err != nil {
+		return err
+	}
+	if int(id) != s.nshapes {
+		return fmt.Errorf("backend gave shape %d ID %d (plugin backends must number shapes in registration order)", s.nshapes, id)
+	}
+	s.nshapes++
+	s.hashOf = append(s.hashOf, key)
+	s.live = append(s.live, true)
+	return nil
+}
+
+// UnregisterShapes releases registered shapes, in order. A shape's data is
+// forgotten with its last registration. On error the entries before the
+// failing one stay released.
+func (s *Server) UnregisterShapes(_ context.Context, req *pb.UnregisterShapesRequest) (*pb.UnregisterShapesResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.be == nil {
+		return nil, status.Error(codes.FailedPrecondition, "unregister shapes: not configured")
+	}
+	for i, id := range req.GetIds() {
+		if id < 0 || int(id) >= s.nshapes || !s.live[id] {
+			return nil, status.Errorf(codes.InvalidArgument, "unregister shapes: entry %d: shape %d is not registered", i, id)
+		}
+		if err := s.be.UnregisterShape(narrow.ShapeID(id)); err != nil {
+			return nil, status.Errorf(codes.Internal, "unregister shapes: entry %d: %v", i, err)
+		}
+		s.live[id] = false
+		key := s.hashOf[id]
+		if s.refs[key]--; s.refs[key] <= 0 {
+			delete(s.refs, key)
+			delete(s.byHash, key)
+		}
+	}
+	return &pb.UnregisterShapesResponse{}, nil
 }
 
 // Detect runs one step. A malformed request gets InvalidArgument; bad

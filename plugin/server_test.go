@@ -209,6 +209,44 @@ func TestServerMalformed(t *testing.T) {
 	s.ref.RegisterShape(bun)
 	s.valid()
 
+	// Releases: bad entries are rejected; a good one is done (also in the
+	// reference), and the entries before a bad one stay done.
+	last := int32(len(s.sc.shapes))
+	for _, tc := range []struct {
+		name string
+		ids  []int32
+	}{
+		{"negative ID", []int32{-1}},
+		{"ID not registered yet", []int32{last + 1}},
+		{"released twice", []int32{last, last}},
+	} {
+		_, err := s.client.UnregisterShapes(ctx, &pb.UnregisterShapesRequest{Ids: tc.ids})
+		wantCode(t, tc.name, err, codes.InvalidArgument)
+		if tc.name == "released twice" {
+			if err := s.ref.UnregisterShape(narrow.ShapeID(last)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.valid()
+	}
+	if _, err := s.client.UnregisterShapes(ctx, &pb.UnregisterShapesRequest{Ids: []int32{last}}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("release of a released shape: %v, want InvalidArgument", err)
+	}
+	withHash := &pb.RegisterShapesRequest{Shapes: []*pb.ShapeEntry{{Released: true, Hash: known.Shapes[0].Hash}}}
+	_, err = s.client.RegisterShapes(ctx, withHash)
+	wantCode(t, "released entry with a hash", err, codes.InvalidArgument)
+	// The bunny's content is still held by the scene's bunny; a released
+	// entry takes the next ID.
+	two := &pb.RegisterShapesRequest{Shapes: []*pb.ShapeEntry{{Released: true}, known.Shapes[0]}}
+	if resp, err := s.client.RegisterShapes(ctx, two); err != nil || len(resp.Ids) != 2 || resp.Ids[0] != last+1 || resp.Ids[1] != last+2 {
+		t.Errorf("register a released slot and a known hash: %v, %v", resp, err)
+	}
+	if id, err := s.ref.RegisterShape(st); err != nil || s.ref.UnregisterShape(id) != nil {
+		t.Fatal(id, err)
+	}
+	s.ref.RegisterShape(bun)
+	s.valid()
+
 	// Parameters: rejected without touching the running backend.
 	for _, tc := range []struct {
 		name string
@@ -236,6 +274,8 @@ func TestServerNotConfigured(t *testing.T) {
 	wantCode(t, "detect", err, codes.FailedPrecondition)
 	_, err = client.RegisterShapes(ctx, &pb.RegisterShapesRequest{})
 	wantCode(t, "register", err, codes.FailedPrecondition)
+	_, err = client.UnregisterShapes(ctx, &pb.UnregisterShapesRequest{Ids: []int32{0}})
+	wantCode(t, "unregister", err, codes.FailedPrecondition)
 }
 
 // TestServerOversized: a request over the server's message limit gets

@@ -58,6 +58,7 @@ type StepStats struct {
 	Step          time.Duration // box2d's World.Step (solver, TOI, on-demand evaluations)
 	Detect        narrow.Stats  // the backend's statistics: rays by kind, standard and iterative pairs
 	Pairs         int           // irtcd pairs in the batch
+	Shapes        int           // shapes registered with the batch's backend (irtcd shapes, and native ones met by irtcd shapes)
 	Manifolds     int           // manifolds handed to box2d (one per normal cluster)
 	Points        int           // contact points handed to box2d
 	ExtraContacts int           // contacts added this step for extra clusters
@@ -83,11 +84,16 @@ type Adapter struct {
 	batch   *adapter.Batch
 	solo    *adapter.Batch // standard detection on demand (single pairs)
 	native  map[nativeKey]*narrow.Shape
-	nextID  uint64
-	joining *group // group that the next created contact joins (extra clusters)
-	pending []*contact
-	order   []int // scratch: manifold index per slot
-	stats   StepStats
+	steps   uint64 // Steps run
+	prune   bool   // scan for shapes that are gone at the next Step (see releaseGone)
+	// Scratch of releaseGone: the shapes the world's fixtures hold.
+	liveShapes map[*narrow.Shape]bool
+	liveNative map[b2.B2ShapeInterface]bool
+	nextID     uint64
+	joining    *group // group that the next created contact joins (extra clusters)
+	pending    []*contact
+	order      []int // scratch: manifold index per slot
+	stats      StepStats
 }
 
 // Install makes irtcd the narrow phase of world's irtcd shapes. world must
@@ -100,7 +106,8 @@ func Install(world *b2.B2World, opts ...Option) (*Adapter, error) {
 	if err := register(); err != nil {
 		return nil, err
 	}
-	a := &Adapter{world: world, log: slog.Default(), native: map[nativeKey]*narrow.Shape{}}
+	a := &Adapter{world: world, log: slog.Default(), native: map[nativeKey]*narrow.Shape{},
+		liveShapes: map[*narrow.Shape]bool{}, liveNative: map[b2.B2ShapeInterface]bool{}}
 	for _, o := range opts {
 		o(a)
 	}
@@ -192,6 +199,10 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 	w := a.world
 	a.stats = StepStats{}
 	start := time.Now()
+	if a.prune || a.steps%pruneEvery == 0 {
+		a.releaseGone()
+	}
+	a.steps++
 	// Contacts of fixtures created since the last step are born inside
 	// World.Step; create them now so that this step's batch has them.
 	if w.M_flags&b2.B2World_Flags.E_newFixture != 0 {
@@ -255,6 +266,7 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 		a.distribute(g, ms, c.M_fixtureA.M_body.M_xf, c.M_fixtureB.M_body.M_xf)
 	}
 	a.stats.Pairs = a.batch.Len()
+	a.stats.Shapes = a.batch.Shapes()
 	a.stats.Detect = a.batch.Stats()
 	a.stats.Narrow = time.Since(start)
 	start = time.Now()
@@ -400,10 +412,52 @@ func (a *Adapter) evaluateNow(c *contact, xfA, xfB b2.B2Transform) {
 	a.distribute(g, res.Manifolds, xfA, xfB)
 }
 
+// pruneEvery is how many Steps pass between two scans for the shapes of
+// fixtures that are gone (releaseGone); DestroyBody asks for one at the
+// next Step.
+const pruneEvery = 256
+
+// releaseGone releases the shapes no fixture of the world holds any more,
+// so that a world whose bodies come and go does not grow the backends or
+// the cache of converted native shapes: the native conversions of shapes
+// no longer in the world are dropped, and the batches release every shape
+// that is neither an irtcd fixture's nor a live native conversion.
+func (a *Adapter) releaseGone() {
+	a.prune = false
+	clear(a.liveShapes)
+	clear(a.liveNative)
+	for b := a.world.M_bodyList; b != nil; b = b.M_next {
+		for f := b.M_fixtureList; f != nil; f = f.M_next {
+			if s, ok := f.M_shape.(*Shape); ok {
+				a.liveShapes[s.poly] = true
+			} else {
+				a.liveNative[f.M_shape] = true
+			}
+		}
+	}
+	for k, p := range a.native {
+		if a.liveNative[k.s] {
+			a.liveShapes[p] = true
+		} else {
+			delete(a.native, k)
+		}
+	}
+	keep := func(s *narrow.Shape) bool { return a.liveShapes[s] }
+	for _, bt := range [2]*adapter.Batch{a.batch, a.solo} {
+		if _, err := bt.Prune(keep); err != nil {
+			a.log.Warn("box2dadapter: releasing the shapes of destroyed fixtures", "err", err)
+		}
+	}
+}
+
 // DestroyBody destroys body b and its fixtures. Use it instead of
 // World.DestroyBody for bodies with irtcd shapes: box2d's fixture
-// destruction only knows its own shape types and would panic.
+// destruction only knows its own shape types and would panic. Their
+// shapes are released from the backends at the next Step, unless other
+// fixtures hold them (bodies with native shapes only may be destroyed with
+// World.DestroyBody: theirs are released within pruneEvery steps).
 func (a *Adapter) DestroyBody(b *b2.B2Body) {
+	a.prune = true
 	for ce := b.M_contactList; ce != nil; {
 		next := ce.Next
 		a.world.M_contactManager.Destroy(ce.Contact)

@@ -331,6 +331,71 @@ func TestDestroyBody(t *testing.T) {
 	}
 }
 
+// TestDestroyedShapesReleased: a world whose bodies come and go does not
+// grow the backend. Each round drops a gear (a new irtcd shape) and a
+// native box onto a concave irtcd ground, lets them land, and destroys
+// them (the gear with Adapter.DestroyBody, the native box with
+// World.DestroyBody). After the rounds the batch holds the ground's shape
+// only, and the last round's bodies still rested on the ground.
+func TestDestroyedShapesReleased(t *testing.T) {
+	const rounds = 10
+	w, ad := newWorld(t)
+	ground := body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0)
+	box2dadapter.AddPolygon(ground, mustShape(t, cup(40, 3, 0.5)), 0)
+	maxShapes := 0
+	for r := 0; r < rounds; r++ {
+		g := body(w, b2.B2BodyType.B2_dynamicBody, -0.8, 1.5, 0.1*float64(r))
+		box2dadapter.AddPolygon(g, mustShape(t, gear(24, 0.4+0.01*float64(r))), 1)
+		nb := body(w, b2.B2BodyType.B2_dynamicBody, 0.8, 1.5, 0)
+		nativeBox(nb, 0.3, 0.2, 1)
+		for k := 0; k < 90; k++ {
+			if err := ad.Step(context.Background(), 1.0/60, 8, 3); err != nil {
+				t.Fatal(err)
+			}
+			maxShapes = max(maxShapes, ad.Stats().Shapes)
+		}
+		for name, b := range map[string]*b2.B2Body{"gear": g, "box": nb} {
+			if p := b.GetPosition(); p.Y < 0 || math.IsNaN(p.Y) {
+				t.Fatalf("round %d: %s fell through the cup: %v", r, name, p)
+			}
+		}
+		ad.DestroyBody(g)
+		w.DestroyBody(nb)
+	}
+	if err := ad.Step(context.Background(), 1.0/60, 8, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := ad.Stats().Shapes; n != 1 {
+		t.Errorf("%d shapes registered after %d rounds of bodies created and destroyed, want 1 (the ground's)", n, rounds)
+	}
+	if maxShapes > 3 {
+		t.Errorf("up to %d shapes registered at once, want at most 3 (ground, gear, box)", maxShapes)
+	}
+
+	// A native-only body destroyed with World.DestroyBody alone: its
+	// conversion is released by the periodic scan.
+	nb := body(w, b2.B2BodyType.B2_dynamicBody, 0, 1.5, 0)
+	nativeBox(nb, 0.3, 0.2, 1)
+	steps := 0
+	for ; steps < 300 && ad.Stats().Shapes < 2; steps++ {
+		if err := ad.Step(context.Background(), 1.0/60, 8, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ad.Stats().Shapes != 2 {
+		t.Fatalf("the box never met the cup: %d shapes after %d steps", ad.Stats().Shapes, steps)
+	}
+	w.DestroyBody(nb)
+	for k := 0; k < 300; k++ {
+		if err := ad.Step(context.Background(), 1.0/60, 8, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := ad.Stats().Shapes; n != 1 {
+		t.Errorf("%d shapes registered 300 steps after a native box was destroyed with World.DestroyBody, want 1", n)
+	}
+}
+
 // TestMassAndQueries: mass, centroid and inertia of a concave shape with
 // a hole, world ray casts and point tests.
 func TestMassAndQueries(t *testing.T) {

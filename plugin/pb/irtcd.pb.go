@@ -334,11 +334,16 @@ func (x *Shape) GetLoops() []byte {
 
 // ShapeEntry registers one shape. The shape's content hash (SHA-256 of its
 // canonical encoding, see plugin/wire.go) identifies it; data may be left
-// out when this plugin process already received a shape with that hash.
+// out when this plugin process holds a registered shape with that hash (a
+// shape's data is dropped when its last registration is released).
 type ShapeEntry struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Hash          []byte                 `protobuf:"bytes,1,opt,name=hash,proto3" json:"hash,omitempty"`
-	Data          *Shape                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Hash  []byte                 `protobuf:"bytes,1,opt,name=hash,proto3" json:"hash,omitempty"`
+	Data  *Shape                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	// A slot the host released before this process registered it: it takes
+	// its ID and is released at once, so that the IDs after it keep their
+	// numbers. Hash and data are empty.
+	Released      bool `protobuf:"varint,3,opt,name=released,proto3" json:"released,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -385,6 +390,13 @@ func (x *ShapeEntry) GetData() *Shape {
 		return x.Data
 	}
 	return nil
+}
+
+func (x *ShapeEntry) GetReleased() bool {
+	if x != nil {
+		return x.Released
+	}
+	return false
 }
 
 type RegisterShapesRequest struct {
@@ -476,6 +488,87 @@ func (x *RegisterShapesResponse) GetIds() []int32 {
 	return nil
 }
 
+type UnregisterShapesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The shape IDs to release.
+	Ids           []int32 `protobuf:"varint,1,rep,packed,name=ids,proto3" json:"ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnregisterShapesRequest) Reset() {
+	*x = UnregisterShapesRequest{}
+	mi := &file_irtcd_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnregisterShapesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnregisterShapesRequest) ProtoMessage() {}
+
+func (x *UnregisterShapesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnregisterShapesRequest.ProtoReflect.Descriptor instead.
+func (*UnregisterShapesRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *UnregisterShapesRequest) GetIds() []int32 {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+type UnregisterShapesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnregisterShapesResponse) Reset() {
+	*x = UnregisterShapesResponse{}
+	mi := &file_irtcd_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnregisterShapesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnregisterShapesResponse) ProtoMessage() {}
+
+func (x *UnregisterShapesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnregisterShapesResponse.ProtoReflect.Descriptor instead.
+func (*UnregisterShapesResponse) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{8}
+}
+
 type DetectRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The host's step counter (for logs only).
@@ -497,7 +590,7 @@ type DetectRequest struct {
 
 func (x *DetectRequest) Reset() {
 	*x = DetectRequest{}
-	mi := &file_irtcd_proto_msgTypes[7]
+	mi := &file_irtcd_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -509,7 +602,7 @@ func (x *DetectRequest) String() string {
 func (*DetectRequest) ProtoMessage() {}
 
 func (x *DetectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[7]
+	mi := &file_irtcd_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -522,7 +615,7 @@ func (x *DetectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectRequest.ProtoReflect.Descriptor instead.
 func (*DetectRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{7}
+	return file_irtcd_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DetectRequest) GetStep() uint64 {
@@ -581,7 +674,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_irtcd_proto_msgTypes[8]
+	mi := &file_irtcd_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +686,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[8]
+	mi := &file_irtcd_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +699,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{8}
+	return file_irtcd_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Stats) GetPairs() int64 {
@@ -711,7 +804,7 @@ type PairFailure struct {
 
 func (x *PairFailure) Reset() {
 	*x = PairFailure{}
-	mi := &file_irtcd_proto_msgTypes[9]
+	mi := &file_irtcd_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -723,7 +816,7 @@ func (x *PairFailure) String() string {
 func (*PairFailure) ProtoMessage() {}
 
 func (x *PairFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[9]
+	mi := &file_irtcd_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -736,7 +829,7 @@ func (x *PairFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PairFailure.ProtoReflect.Descriptor instead.
 func (*PairFailure) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{9}
+	return file_irtcd_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PairFailure) GetIndex() uint32 {
@@ -803,7 +896,7 @@ type DetectResponse struct {
 
 func (x *DetectResponse) Reset() {
 	*x = DetectResponse{}
-	mi := &file_irtcd_proto_msgTypes[10]
+	mi := &file_irtcd_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +908,7 @@ func (x *DetectResponse) String() string {
 func (*DetectResponse) ProtoMessage() {}
 
 func (x *DetectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[10]
+	mi := &file_irtcd_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +921,7 @@ func (x *DetectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectResponse.ProtoReflect.Descriptor instead.
 func (*DetectResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{10}
+	return file_irtcd_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DetectResponse) GetPairs() []byte {
@@ -915,7 +1008,7 @@ type MapSharedRequest struct {
 
 func (x *MapSharedRequest) Reset() {
 	*x = MapSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[11]
+	mi := &file_irtcd_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -927,7 +1020,7 @@ func (x *MapSharedRequest) String() string {
 func (*MapSharedRequest) ProtoMessage() {}
 
 func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[11]
+	mi := &file_irtcd_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -940,7 +1033,7 @@ func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapSharedRequest.ProtoReflect.Descriptor instead.
 func (*MapSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{11}
+	return file_irtcd_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MapSharedRequest) GetPath() string {
@@ -967,7 +1060,7 @@ type MapSharedResponse struct {
 
 func (x *MapSharedResponse) Reset() {
 	*x = MapSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[12]
+	mi := &file_irtcd_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1072,7 @@ func (x *MapSharedResponse) String() string {
 func (*MapSharedResponse) ProtoMessage() {}
 
 func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[12]
+	mi := &file_irtcd_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1085,7 @@ func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapSharedResponse.ProtoReflect.Descriptor instead.
 func (*MapSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{12}
+	return file_irtcd_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MapSharedResponse) GetRing() bool {
@@ -1012,7 +1105,7 @@ type TakeSharedRequest struct {
 
 func (x *TakeSharedRequest) Reset() {
 	*x = TakeSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1117,7 @@ func (x *TakeSharedRequest) String() string {
 func (*TakeSharedRequest) ProtoMessage() {}
 
 func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1130,7 @@ func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeSharedRequest.ProtoReflect.Descriptor instead.
 func (*TakeSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{13}
+	return file_irtcd_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TakeSharedRequest) GetSeq() uint64 {
@@ -1066,7 +1159,7 @@ type DetectSharedRequest struct {
 
 func (x *DetectSharedRequest) Reset() {
 	*x = DetectSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1171,7 @@ func (x *DetectSharedRequest) String() string {
 func (*DetectSharedRequest) ProtoMessage() {}
 
 func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1184,7 @@ func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedRequest.ProtoReflect.Descriptor instead.
 func (*DetectSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{14}
+	return file_irtcd_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DetectSharedRequest) GetStep() uint64 {
@@ -1155,7 +1248,7 @@ type DetectSharedResponse struct {
 
 func (x *DetectSharedResponse) Reset() {
 	*x = DetectSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[15]
+	mi := &file_irtcd_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1260,7 @@ func (x *DetectSharedResponse) String() string {
 func (*DetectSharedResponse) ProtoMessage() {}
 
 func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[15]
+	mi := &file_irtcd_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1273,7 @@ func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedResponse.ProtoReflect.Descriptor instead.
 func (*DetectSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{15}
+	return file_irtcd_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DetectSharedResponse) GetSeq() uint64 {
@@ -1240,15 +1333,19 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x03dim\x18\x01 \x01(\rR\x03dim\x12\x1a\n" +
 	"\bvertices\x18\x02 \x01(\fR\bvertices\x12\x14\n" +
 	"\x05prims\x18\x03 \x01(\fR\x05prims\x12\x14\n" +
-	"\x05loops\x18\x04 \x01(\fR\x05loops\"L\n" +
+	"\x05loops\x18\x04 \x01(\fR\x05loops\"h\n" +
 	"\n" +
 	"ShapeEntry\x12\x12\n" +
 	"\x04hash\x18\x01 \x01(\fR\x04hash\x12*\n" +
-	"\x04data\x18\x02 \x01(\v2\x16.irtcd.plugin.v1.ShapeR\x04data\"L\n" +
+	"\x04data\x18\x02 \x01(\v2\x16.irtcd.plugin.v1.ShapeR\x04data\x12\x1a\n" +
+	"\breleased\x18\x03 \x01(\bR\breleased\"L\n" +
 	"\x15RegisterShapesRequest\x123\n" +
 	"\x06shapes\x18\x01 \x03(\v2\x1b.irtcd.plugin.v1.ShapeEntryR\x06shapes\"*\n" +
 	"\x16RegisterShapesResponse\x12\x10\n" +
-	"\x03ids\x18\x01 \x03(\x05R\x03ids\"\x86\x01\n" +
+	"\x03ids\x18\x01 \x03(\x05R\x03ids\"+\n" +
+	"\x17UnregisterShapesRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\x05R\x03ids\"\x1a\n" +
+	"\x18UnregisterShapesResponse\"\x86\x01\n" +
 	"\rDetectRequest\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x1b\n" +
 	"\tnum_pairs\x18\x02 \x01(\rR\bnumPairs\x12\x14\n" +
@@ -1303,10 +1400,11 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12'\n" +
 	"\x0fresponse_length\x18\x02 \x01(\x04R\x0eresponseLength\x127\n" +
 	"\x06inline\x18\x03 \x01(\v2\x1f.irtcd.plugin.v1.DetectResponseR\x06inline\x12#\n" +
-	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\x94\x04\n" +
+	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\xfd\x04\n" +
 	"\x06Narrow\x12R\n" +
 	"\tConfigure\x12!.irtcd.plugin.v1.ConfigureRequest\x1a\".irtcd.plugin.v1.ConfigureResponse\x12a\n" +
-	"\x0eRegisterShapes\x12&.irtcd.plugin.v1.RegisterShapesRequest\x1a'.irtcd.plugin.v1.RegisterShapesResponse\x12I\n" +
+	"\x0eRegisterShapes\x12&.irtcd.plugin.v1.RegisterShapesRequest\x1a'.irtcd.plugin.v1.RegisterShapesResponse\x12g\n" +
+	"\x10UnregisterShapes\x12(.irtcd.plugin.v1.UnregisterShapesRequest\x1a).irtcd.plugin.v1.UnregisterShapesResponse\x12I\n" +
 	"\x06Detect\x12\x1e.irtcd.plugin.v1.DetectRequest\x1a\x1f.irtcd.plugin.v1.DetectResponse\x12R\n" +
 	"\tMapShared\x12!.irtcd.plugin.v1.MapSharedRequest\x1a\".irtcd.plugin.v1.MapSharedResponse\x12[\n" +
 	"\fDetectShared\x12$.irtcd.plugin.v1.DetectSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponse\x12W\n" +
@@ -1325,46 +1423,50 @@ func file_irtcd_proto_rawDescGZIP() []byte {
 	return file_irtcd_proto_rawDescData
 }
 
-var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_irtcd_proto_goTypes = []any{
-	(*Params)(nil),                 // 0: irtcd.plugin.v1.Params
-	(*ConfigureRequest)(nil),       // 1: irtcd.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil),      // 2: irtcd.plugin.v1.ConfigureResponse
-	(*Shape)(nil),                  // 3: irtcd.plugin.v1.Shape
-	(*ShapeEntry)(nil),             // 4: irtcd.plugin.v1.ShapeEntry
-	(*RegisterShapesRequest)(nil),  // 5: irtcd.plugin.v1.RegisterShapesRequest
-	(*RegisterShapesResponse)(nil), // 6: irtcd.plugin.v1.RegisterShapesResponse
-	(*DetectRequest)(nil),          // 7: irtcd.plugin.v1.DetectRequest
-	(*Stats)(nil),                  // 8: irtcd.plugin.v1.Stats
-	(*PairFailure)(nil),            // 9: irtcd.plugin.v1.PairFailure
-	(*DetectResponse)(nil),         // 10: irtcd.plugin.v1.DetectResponse
-	(*MapSharedRequest)(nil),       // 11: irtcd.plugin.v1.MapSharedRequest
-	(*MapSharedResponse)(nil),      // 12: irtcd.plugin.v1.MapSharedResponse
-	(*TakeSharedRequest)(nil),      // 13: irtcd.plugin.v1.TakeSharedRequest
-	(*DetectSharedRequest)(nil),    // 14: irtcd.plugin.v1.DetectSharedRequest
-	(*DetectSharedResponse)(nil),   // 15: irtcd.plugin.v1.DetectSharedResponse
+	(*Params)(nil),                   // 0: irtcd.plugin.v1.Params
+	(*ConfigureRequest)(nil),         // 1: irtcd.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil),        // 2: irtcd.plugin.v1.ConfigureResponse
+	(*Shape)(nil),                    // 3: irtcd.plugin.v1.Shape
+	(*ShapeEntry)(nil),               // 4: irtcd.plugin.v1.ShapeEntry
+	(*RegisterShapesRequest)(nil),    // 5: irtcd.plugin.v1.RegisterShapesRequest
+	(*RegisterShapesResponse)(nil),   // 6: irtcd.plugin.v1.RegisterShapesResponse
+	(*UnregisterShapesRequest)(nil),  // 7: irtcd.plugin.v1.UnregisterShapesRequest
+	(*UnregisterShapesResponse)(nil), // 8: irtcd.plugin.v1.UnregisterShapesResponse
+	(*DetectRequest)(nil),            // 9: irtcd.plugin.v1.DetectRequest
+	(*Stats)(nil),                    // 10: irtcd.plugin.v1.Stats
+	(*PairFailure)(nil),              // 11: irtcd.plugin.v1.PairFailure
+	(*DetectResponse)(nil),           // 12: irtcd.plugin.v1.DetectResponse
+	(*MapSharedRequest)(nil),         // 13: irtcd.plugin.v1.MapSharedRequest
+	(*MapSharedResponse)(nil),        // 14: irtcd.plugin.v1.MapSharedResponse
+	(*TakeSharedRequest)(nil),        // 15: irtcd.plugin.v1.TakeSharedRequest
+	(*DetectSharedRequest)(nil),      // 16: irtcd.plugin.v1.DetectSharedRequest
+	(*DetectSharedResponse)(nil),     // 17: irtcd.plugin.v1.DetectSharedResponse
 }
 var file_irtcd_proto_depIdxs = []int32{
 	0,  // 0: irtcd.plugin.v1.ConfigureRequest.params:type_name -> irtcd.plugin.v1.Params
 	3,  // 1: irtcd.plugin.v1.ShapeEntry.data:type_name -> irtcd.plugin.v1.Shape
 	4,  // 2: irtcd.plugin.v1.RegisterShapesRequest.shapes:type_name -> irtcd.plugin.v1.ShapeEntry
-	8,  // 3: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
-	9,  // 4: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
-	10, // 5: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
+	10, // 3: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
+	11, // 4: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
+	12, // 5: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
 	1,  // 6: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
 	5,  // 7: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
-	7,  // 8: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
-	11, // 9: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
-	14, // 10: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
-	13, // 11: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
-	2,  // 12: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
-	6,  // 13: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
-	10, // 14: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
-	12, // 15: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
-	15, // 16: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	15, // 17: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	12, // [12:18] is the sub-list for method output_type
-	6,  // [6:12] is the sub-list for method input_type
+	7,  // 8: irtcd.plugin.v1.Narrow.UnregisterShapes:input_type -> irtcd.plugin.v1.UnregisterShapesRequest
+	9,  // 9: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
+	13, // 10: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
+	16, // 11: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
+	15, // 12: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
+	2,  // 13: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
+	6,  // 14: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
+	8,  // 15: irtcd.plugin.v1.Narrow.UnregisterShapes:output_type -> irtcd.plugin.v1.UnregisterShapesResponse
+	12, // 16: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
+	14, // 17: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
+	17, // 18: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	17, // 19: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	13, // [13:20] is the sub-list for method output_type
+	6,  // [6:13] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1381,7 +1483,7 @@ func file_irtcd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_irtcd_proto_rawDesc), len(file_irtcd_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,12 +30,13 @@ import (
 const _ = grpc.SupportPackageIsVersion7
 
 const (
-	Narrow_Configure_FullMethodName      = "/irtcd.plugin.v1.Narrow/Configure"
-	Narrow_RegisterShapes_FullMethodName = "/irtcd.plugin.v1.Narrow/RegisterShapes"
-	Narrow_Detect_FullMethodName         = "/irtcd.plugin.v1.Narrow/Detect"
-	Narrow_MapShared_FullMethodName      = "/irtcd.plugin.v1.Narrow/MapShared"
-	Narrow_DetectShared_FullMethodName   = "/irtcd.plugin.v1.Narrow/DetectShared"
-	Narrow_TakeShared_FullMethodName     = "/irtcd.plugin.v1.Narrow/TakeShared"
+	Narrow_Configure_FullMethodName        = "/irtcd.plugin.v1.Narrow/Configure"
+	Narrow_RegisterShapes_FullMethodName   = "/irtcd.plugin.v1.Narrow/RegisterShapes"
+	Narrow_UnregisterShapes_FullMethodName = "/irtcd.plugin.v1.Narrow/UnregisterShapes"
+	Narrow_Detect_FullMethodName           = "/irtcd.plugin.v1.Narrow/Detect"
+	Narrow_MapShared_FullMethodName        = "/irtcd.plugin.v1.Narrow/MapShared"
+	Narrow_DetectShared_FullMethodName     = "/irtcd.plugin.v1.Narrow/DetectShared"
+	Narrow_TakeShared_FullMethodName       = "/irtcd.plugin.v1.Narrow/TakeShared"
 )
 
 // NarrowClient is the client API for Narrow service.
@@ -49,6 +50,9 @@ type NarrowClient interface {
 	// RegisterShapes registers shapes in order; the i-th registration since
 	// Configure gets shape ID i.
 	RegisterShapes(ctx context.Context, in *RegisterShapesRequest, opts ...grpc.CallOption) (*RegisterShapesResponse, error)
+	// UnregisterShapes releases registered shapes (narrow.Backend's
+	// UnregisterShape); IDs are not given again.
+	UnregisterShapes(ctx context.Context, in *UnregisterShapesRequest, opts ...grpc.CallOption) (*UnregisterShapesResponse, error)
 	// Detect runs one step: one request, one response.
 	Detect(ctx context.Context, in *DetectRequest, opts ...grpc.CallOption) (*DetectResponse, error)
 	// MapShared maps the shared-memory region of later DetectShared calls
@@ -86,6 +90,15 @@ func (c *narrowClient) Configure(ctx context.Context, in *ConfigureRequest, opts
 func (c *narrowClient) RegisterShapes(ctx context.Context, in *RegisterShapesRequest, opts ...grpc.CallOption) (*RegisterShapesResponse, error) {
 	out := new(RegisterShapesResponse)
 	err := c.cc.Invoke(ctx, Narrow_RegisterShapes_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *narrowClient) UnregisterShapes(ctx context.Context, in *UnregisterShapesRequest, opts ...grpc.CallOption) (*UnregisterShapesResponse, error) {
+	out := new(UnregisterShapesResponse)
+	err := c.cc.Invoke(ctx, Narrow_UnregisterShapes_FullMethodName, in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +152,9 @@ type NarrowServer interface {
 	// RegisterShapes registers shapes in order; the i-th registration since
 	// Configure gets shape ID i.
 	RegisterShapes(context.Context, *RegisterShapesRequest) (*RegisterShapesResponse, error)
+	// UnregisterShapes releases registered shapes (narrow.Backend's
+	// UnregisterShape); IDs are not given again.
+	UnregisterShapes(context.Context, *UnregisterShapesRequest) (*UnregisterShapesResponse, error)
 	// Detect runs one step: one request, one response.
 	Detect(context.Context, *DetectRequest) (*DetectResponse, error)
 	// MapShared maps the shared-memory region of later DetectShared calls
@@ -166,6 +182,9 @@ func (UnimplementedNarrowServer) Configure(context.Context, *ConfigureRequest) (
 }
 func (UnimplementedNarrowServer) RegisterShapes(context.Context, *RegisterShapesRequest) (*RegisterShapesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method RegisterShapes not implemented")
+}
+func (UnimplementedNarrowServer) UnregisterShapes(context.Context, *UnregisterShapesRequest) (*UnregisterShapesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method UnregisterShapes not implemented")
 }
 func (UnimplementedNarrowServer) Detect(context.Context, *DetectRequest) (*DetectResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Detect not implemented")
@@ -224,6 +243,24 @@ func _Narrow_RegisterShapes_Handler(srv interface{}, ctx context.Context, dec fu
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(NarrowServer).RegisterShapes(ctx, req.(*RegisterShapesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Narrow_UnregisterShapes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnregisterShapesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).UnregisterShapes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_UnregisterShapes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).UnregisterShapes(ctx, req.(*UnregisterShapesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -314,6 +351,10 @@ var Narrow_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RegisterShapes",
 			Handler:    _Narrow_RegisterShapes_Handler,
+		},
+		{
+			MethodName: "UnregisterShapes",
+			Handler:    _Narrow_UnregisterShapes_Handler,
 		},
 		{
 			MethodName: "Detect",

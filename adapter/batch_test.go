@@ -1,0 +1,86 @@
+package adapter_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/adapter"
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+func box(t *testing.T, half float64) *narrow.Shape {
+	t.Helper()
+	s, err := narrow.NewBox(mgl64.Vec3{-half, -half, -half}, mgl64.Vec3{half, half, half})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBatchReleaseAndPrune: Prune releases exactly the shapes keep
+// rejects, from the batch and from its backend (a pair naming a released
+// ID fails there); Release of an unknown shape does nothing; a released
+// shape added again is registered anew and works.
+func TestBatchReleaseAndPrune(t *testing.T) {
+	be, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	b := adapter.NewBatch(be)
+	half := []float64{1, 0.5, 0.25}
+	s := []*narrow.Shape{box(t, half[0]), box(t, half[1]), box(t, half[2])}
+	// near places the second box overlapping the first by 0.1 along x.
+	near := func(a, b int) narrow.Pose {
+		return narrow.Pose{Pos: mgl64.Vec3{half[a] + half[b] - 0.1, 0.05, 0}, Rot: mgl64.QuatIdent()}
+	}
+	run := func(pairs ...[2]int) {
+		t.Helper()
+		b.Begin()
+		for k, p := range pairs {
+			if err := b.Add(uint64(k+1), s[p[0]], s[p[1]], narrow.Identity, near(p[0], p[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for k := range pairs {
+			r := b.Result(uint64(k + 1))
+			if r == nil || r.Err != nil || len(r.Contacts) == 0 {
+				t.Fatalf("pair %d: %+v, want contacts", k+1, r)
+			}
+		}
+	}
+	run([2]int{0, 1}, [2]int{0, 2})
+	old, err := b.Register(s[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := b.Prune(func(x *narrow.Shape) bool { return x != s[2] })
+	if n != 1 || err != nil || b.Shapes() != 2 {
+		t.Fatalf("Prune = %d, %v with %d shapes left; want 1, nil, 2", n, err, b.Shapes())
+	}
+	var res narrow.Result
+	pairs := []narrow.Pair{{ID: 9, A: old, B: old, PoseA: narrow.Identity, PoseB: near(2, 2)}}
+	if err := be.Detect(context.Background(), pairs, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(res.Pairs[0].Err, narrow.ErrUnknownShape) {
+		t.Errorf("pair naming the pruned shape's ID: %v, want ErrUnknownShape", res.Pairs[0].Err)
+	}
+	if err := b.Release(box(t, 2)); err != nil {
+		t.Errorf("Release of a shape never registered: %v", err)
+	}
+	run([2]int{0, 2}, [2]int{1, 2})
+	if id, _ := b.Register(s[2]); id == old {
+		t.Errorf("the pruned shape got its old ID %d again", id)
+	}
+	if b.Shapes() != 3 {
+		t.Errorf("%d shapes, want 3", b.Shapes())
+	}
+}
