@@ -571,7 +571,7 @@ func (h *Host) ring(ctx context.Context, p *process, req *pb.DetectSharedRequest
 func (h *Host) flush(ctx context.Context) error {
 	p := h.proc
 	for len(p.release) > 0 {
-		n := min(len(p.release), h.cfg.maxMsg/16)
+		n := min(len(p.release), max(1, h.cfg.maxMsg/16))
 		req := &pb.UnregisterShapesRequest{Ids: make([]int32, n)}
 		for k, r := range p.release[:n] {
 			req.Ids[k] = r.id
