@@ -1,8 +1,10 @@
 package benchscene
 
 import (
+	"context"
 	"testing"
 
+	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -32,5 +34,55 @@ func TestCheap(t *testing.T) {
 	}
 	if frames[0][1].PoseB == frames[1][1].PoseB {
 		t.Error("the pairs do not move between frames")
+	}
+}
+
+// TestRecorder: the recorder passes calls on, keeps the shapes in order and
+// copies of the batches (later changes to the caller's slice do not reach
+// them), and Replay registers the shapes with the same IDs.
+func TestRecorder(t *testing.T) {
+	shapes, frames, err := Cheap(4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	rec := &Recorder{Backend: inner}
+	for i, s := range shapes {
+		if id, err := rec.RegisterShape(s); err != nil || int(id) != i {
+			t.Fatalf("RegisterShape %d: %d, %v", i, id, err)
+		}
+	}
+	var res narrow.Result
+	pairs := append([]narrow.Pair(nil), frames[0]...)
+	if err := rec.Detect(context.Background(), pairs, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pairs) != len(pairs) {
+		t.Fatalf("%d results for %d pairs", len(res.Pairs), len(pairs))
+	}
+	pairs[0].ID = 12345
+	if len(rec.Batches) != 1 || rec.Batches[0][0] != frames[0][0] || len(rec.Shapes) != len(shapes) {
+		t.Fatalf("recorded %d batches (first pair %+v), %d shapes", len(rec.Batches), rec.Batches[0][0], len(rec.Shapes))
+	}
+	other, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := rec.Replay(other); err != nil {
+		t.Fatal(err)
+	}
+	var again narrow.Result
+	if err := other.Detect(context.Background(), rec.Batches[0], &again); err != nil {
+		t.Fatal(err)
+	}
+	for i := range again.Pairs {
+		if again.Pairs[i].Err != nil || len(again.Pairs[i].Contacts) != len(res.Pairs[i].Contacts) {
+			t.Fatalf("replayed pair %d: %v, %d contacts; recorded run %d", i, again.Pairs[i].Err, len(again.Pairs[i].Contacts), len(res.Pairs[i].Contacts))
+		}
 	}
 }

@@ -7,35 +7,18 @@ import (
 	"time"
 
 	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/benchscene"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
 
-// recorder is a narrow.Backend that records the shapes it registers and
-// every batch it is given before passing them on.
-type recorder struct {
-	narrow.Backend
-	shapes  []*narrow.Shape
-	batches [][]narrow.Pair
-}
-
-func (r *recorder) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
-	r.shapes = append(r.shapes, s)
-	return r.Backend.RegisterShape(s)
-}
-
-func (r *recorder) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
-	r.batches = append(r.batches, append([]narrow.Pair(nil), pairs...))
-	return r.Backend.Detect(ctx, pairs, res)
-}
-
-var toriReplay = sync.OnceValues(func() (*recorder, error) {
+var toriReplay = sync.OnceValues(func() (*benchscene.Recorder, error) {
 	be, err := cpubackend.New(narrow.Params{Method: narrow.MethodPredictive}, cpubackend.WithWorkers(1))
 	if err != nil {
 		return nil, err
 	}
 	defer be.Close()
-	rec := &recorder{Backend: be}
+	rec := &benchscene.Recorder{Backend: be}
 	_, err = scene3d.Run(context.Background(), toriScene(), scene3d.Options{N: toriN, Seed: 1, MeshDir: "../../testdata", Backend: rec, Workers: 1})
 	return rec, err
 })
@@ -63,12 +46,10 @@ func BenchmarkToriReplay(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, s := range rec.shapes {
-					if _, err := be.RegisterShape(s); err != nil {
-						b.Fatal(err)
-					}
+				if err := rec.Replay(be); err != nil {
+					b.Fatal(err)
 				}
-				for _, pairs := range rec.batches {
+				for _, pairs := range rec.Batches {
 					t0 := time.Now()
 					if err := be.Detect(context.Background(), pairs, &res); err != nil {
 						b.Fatal(err)
@@ -78,7 +59,7 @@ func BenchmarkToriReplay(b *testing.B) {
 				}
 				be.Close()
 			}
-			steps := float64(b.N * len(rec.batches))
+			steps := float64(b.N * len(rec.Batches))
 			b.ReportMetric(total.Seconds()*1e3/steps, "ms/step")
 			b.ReportMetric(float64(rays)/steps, "rays/step")
 		})

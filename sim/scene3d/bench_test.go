@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/benchscene"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
@@ -48,27 +49,9 @@ func BenchmarkAvalanche3D(b *testing.B) {
 	}
 }
 
-// recorder is a narrow.Backend that records every batch it is given (and
-// the shapes, in registration order) before passing it on.
-type recorder struct {
-	narrow.Backend
-	shapes  []*narrow.Shape
-	batches [][]narrow.Pair
-}
-
-func (r *recorder) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
-	r.shapes = append(r.shapes, s)
-	return r.Backend.RegisterShape(s)
-}
-
-func (r *recorder) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
-	r.batches = append(r.batches, append([]narrow.Pair(nil), pairs...))
-	return r.Backend.Detect(ctx, pairs, res)
-}
-
 var (
 	replayOnce  sync.Once
-	replayRec   *recorder
+	replayRec   *benchscene.Recorder
 	replayPhase [2]int
 	replayErr   error
 )
@@ -77,7 +60,7 @@ var (
 // the 64-bunny avalanche of BenchmarkAvalanche3D simulated with the
 // standard method: every step's pairs and poses, and the steps where
 // phases B and C start (PhaseBounds).
-func avalancheReplay() (*recorder, [2]int, error) {
+func avalancheReplay() (*benchscene.Recorder, [2]int, error) {
 	replayOnce.Do(func() {
 		be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
 		if err != nil {
@@ -85,7 +68,7 @@ func avalancheReplay() (*recorder, [2]int, error) {
 			return
 		}
 		defer be.Close()
-		rec := &recorder{Backend: be}
+		rec := &benchscene.Recorder{Backend: be}
 		tr, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
 			N: 64, Seed: 1, Backend: rec, Workers: 1})
 		if err != nil {
@@ -114,7 +97,7 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bounds := [4]int{0, ph[0], ph[1], len(rec.batches)}
+	bounds := [4]int{0, ph[0], ph[1], len(rec.Batches)}
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
 		b.Run("method="+m.String(), func(b *testing.B) {
 			var phaseT [3]time.Duration
@@ -125,15 +108,13 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, s := range rec.shapes {
-					if _, err := be.RegisterShape(s); err != nil {
-						b.Fatal(err)
-					}
+				if err := rec.Replay(be); err != nil {
+					b.Fatal(err)
 				}
 				for p := 0; p < 3; p++ {
 					for k := bounds[p]; k < bounds[p+1]; k++ {
 						t0 := time.Now()
-						if err := be.Detect(context.Background(), rec.batches[k], &res); err != nil {
+						if err := be.Detect(context.Background(), rec.Batches[k], &res); err != nil {
 							b.Fatal(err)
 						}
 						phaseT[p] += time.Since(t0)
@@ -152,11 +133,11 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 			ms := func(d time.Duration, steps int) float64 {
 				return float64(d.Nanoseconds()) / 1e6 / float64(max(1, steps*b.N))
 			}
-			b.ReportMetric(ms(phaseT[0]+phaseT[1]+phaseT[2], len(rec.batches)), "narrow-ms/step")
+			b.ReportMetric(ms(phaseT[0]+phaseT[1]+phaseT[2], len(rec.Batches)), "narrow-ms/step")
 			for p, name := range []string{"A", "B", "C"} {
 				b.ReportMetric(ms(phaseT[p], bounds[p+1]-bounds[p]), name+"-ms/step")
 			}
-			b.ReportMetric(float64(rays)/float64(len(rec.batches)*b.N), "rays/step")
+			b.ReportMetric(float64(rays)/float64(len(rec.Batches)*b.N), "rays/step")
 			b.ReportMetric(100*float64(std)/float64(max(1, pairs)), "std-%")
 			b.ReportMetric(100*float64(stdC)/float64(max(1, pairsC)), "C-std-%")
 		})
