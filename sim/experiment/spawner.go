@@ -48,12 +48,12 @@ average with 125 objects, whose steps cast 14 times fewer rays on average
 than the full scene's), so the basic speed-ups are those of a smaller pile
 and are not directly the paper's. As in the avalanche, the paper ran on a
 GTX 660 GPU and we on the CPU: only ratios are compared; the three methods
-of a traversal run in lockstep, one step of each in turn.
+of a traversal run in lockstep, blocks of %d steps of each in turn.
 
 The paper's figure is an "average speedup" reported "at the end of the
 simulation"; we give the ratio of the mean narrow-phase times over the
 whole run (our headline) and over its last 10 %% of steps.`,
-		n, len(bs), basicN, len(m.basic[std].Steps))
+		n, len(bs), basicN, len(m.basic[std].Steps), lockBlock)
 
 	t := &Table{
 		Caption: "Iterative against non-iterative algorithm: average speed-up of the narrow phase (Lehericey et al. 2013, §4.3).",
@@ -137,9 +137,9 @@ whole run (our headline) and over its last 10 %% of steps.`,
 	s.Plots = append(plots, m.pics.plots...)
 	s.Notes = append(s.Notes, m.sameNote(), m.spikeNote(), fmt.Sprintf(`
 Timing conditions as in scene 1: the CPU backend runs %s; the BVH runs
-also run the standard reference after each step, outside the timed narrow
-phase. The scene has no rest phase: objects keep arriving until the
-end.`, cfg.workers()))
+also run the standard reference after each block of steps, outside the
+timed narrow phase. The scene has no rest phase: objects keep arriving
+until the end.`, cfg.workers()))
 	s.Summary = append([]SummaryRow{
 		{fmt.Sprintf("Iterative speed-up, scene 2 average, basic traversal (ours: %d objects; ratio of medians in parentheses)", basicN), "29.1", num(avg[0], 1) + " (" + num(avgMed[0], 1) + ")", better(avg[0], paperSpawnerBasic, true, 0)},
 		{"Iterative speed-up, scene 2 average, BVH (ratio of medians in parentheses)", "18.8", num(avg[1], 1) + " (" + num(avgMed[1], 1) + ")", better(avg[1], paperSpawnerBVH, true, 0)},

@@ -303,11 +303,11 @@ BVH traversal and irtcd's defaults otherwise.
 
 Table 3 compares the narrow phase's mean time per step with the iterative
 algorithm and with iterative + predictive at 1/60 s; the two run in
-lockstep (one step of each in turn), %d times, and the median of the runs'
-means is kept (the trajectories are identical; only the timings vary).
+lockstep (blocks of %d steps of each in turn), %d times, and the median
+of the runs' means is kept (the trajectories are identical; only the timings vary).
 The paper ran TrBVH on a GTX 770M GPU, rebuilding its acceleration
 structure every step for deformable objects; we run rigid meshes on the
-CPU, so only the relative overhead is compared.`, n, toriRelease, toriHeight, toriRadius, toriTimeReps)
+CPU, so only the relative overhead is compared.`, n, toriRelease, toriHeight, toriRadius, lockBlock, toriTimeReps)
 	t3 := &Table{
 		Caption: "Predictive ray performance, scene 1 (100 tori): narrow-phase time per step (Li & Yamaguchi, Table 3).",
 		Header:  []string{"row", "paper", "irtcd", "irtcd / paper"},

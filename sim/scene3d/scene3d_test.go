@@ -310,3 +310,58 @@ func TestScenesAndErrors(t *testing.T) {
 		t.Errorf("cancelled run: %v, trace %+v", err, tr)
 	}
 }
+
+// TestDeferredReference: a reference deferred to FlushReference gives every
+// step the same reference metrics as one run inline, with raw rays and
+// MTD re-projection alike, flushed at the end of Run or every few steps.
+func TestDeferredReference(t *testing.T) {
+	sc := scene3d.Avalanche()
+	opts := scene3d.Options{N: 27, Seed: 1, Steps: 150, Params: narrow.Params{Method: narrow.MethodIterative}, Reference: true, RefRawRays: true}
+	inline, err := scene3d.Run(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.DeferReference = true
+	atEnd, err := scene3d.Run(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scene3d.New(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var blocks []scene3d.StepMetrics
+	for k := 0; k < opts.Steps; k++ {
+		m, err := s.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Ref {
+			t.Fatalf("step %d: reference metrics before the flush", k)
+		}
+		blocks = append(blocks, m)
+		if k%7 == 6 || k == opts.Steps-1 {
+			if err := s.FlushReference(context.Background(), blocks); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	compared := 0
+	for _, got := range [][]scene3d.StepMetrics{atEnd.Steps, blocks} {
+		if len(got) != len(inline.Steps) {
+			t.Fatalf("%d steps, want %d", len(got), len(inline.Steps))
+		}
+		for k := range got {
+			g, w := got[k], inline.Steps[k]
+			g.Narrow, g.Total, w.Narrow, w.Total = 0, 0, 0, 0
+			if g != w {
+				t.Fatalf("step %d: deferred %+v\ninline %+v", k, g, w)
+			}
+			compared += g.Diff.Compared
+		}
+	}
+	if compared == 0 {
+		t.Error("no ray compared: the scene never had a contact")
+	}
+}
