@@ -634,7 +634,7 @@ func (h *Host) flush(ctx context.Context) error {
 			p.known[sum] = true
 		}
 		for k := range req.Shapes {
-			if s := h.shapes[first+k]; s != nil {
+			if h.shapes[first+k] != nil {
 				p.refs[h.hashes[first+k]]++
 			}
 		}
