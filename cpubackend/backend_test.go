@@ -166,8 +166,9 @@ func btScriptedBatch(t testing.TB, sh *btShapes, ids btIDs, n, steps int) [][]na
 	return out
 }
 
-// TestBackendDeterminism runs the same scripted batch of 64 pairs with 1, 2
-// and 7 workers: every step's Result must be identical.
+// TestBackendDeterminism runs the same scripted batch of 160 pairs (three
+// blocks of the parallel preparation) with 1, 2 and 7 workers: every
+// step's Result must be identical.
 func TestBackendDeterminism(t *testing.T) {
 	sh := btLoad(t)
 	steps := 20
@@ -175,7 +176,7 @@ func TestBackendDeterminism(t *testing.T) {
 		steps = 8
 	}
 	_, ids := btNew(t, sh, narrow.Params{})
-	batch := btScriptedBatch(t, sh, ids, 64, steps)
+	batch := btScriptedBatch(t, sh, ids, 160, steps)
 	for _, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodIterative} {
 		var want []*narrow.Result
 		for _, workers := range []int{1, 2, 7} {
@@ -204,31 +205,34 @@ func TestBackendDeterminism(t *testing.T) {
 }
 
 // TestBackendZeroAllocs checks that a steady-state step allocates nothing
-// once the backend and the Result have warmed up.
+// once the backend and the Result have warmed up, for a small batch and
+// for one prepared in parallel blocks.
 func TestBackendZeroAllocs(t *testing.T) {
 	sh := btLoad(t)
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
-		t.Run(m.String(), func(t *testing.T) {
-			be, ids := btNew(t, sh, narrow.Params{Method: m}, cpubackend.WithWorkers(2))
-			batch := btScriptedBatch(t, sh, ids, 6, 24)
-			var res narrow.Result
-			ctx := context.Background()
-			for range 3 { // warm-up: three passes over the cycle
-				for _, pairs := range batch {
-					btDetect(t, be, pairs, &res)
+		for _, n := range []int{6, 130} {
+			t.Run(fmt.Sprintf("%v/pairs=%d", m, n), func(t *testing.T) {
+				be, ids := btNew(t, sh, narrow.Params{Method: m}, cpubackend.WithWorkers(2))
+				batch := btScriptedBatch(t, sh, ids, n, 24)
+				var res narrow.Result
+				ctx := context.Background()
+				for range 3 { // warm-up: three passes over the cycle
+					for _, pairs := range batch {
+						btDetect(t, be, pairs, &res)
+					}
 				}
-			}
-			k := 0
-			allocs := testing.AllocsPerRun(48, func() {
-				if err := be.Detect(ctx, batch[k%len(batch)], &res); err != nil {
-					panic(err)
+				k := 0
+				allocs := testing.AllocsPerRun(48, func() {
+					if err := be.Detect(ctx, batch[k%len(batch)], &res); err != nil {
+						panic(err)
+					}
+					k++
+				})
+				if allocs != 0 {
+					t.Errorf("%v: %v allocations per steady-state step, want 0", m, allocs)
 				}
-				k++
 			})
-			if allocs != 0 {
-				t.Errorf("%v: %v allocations per steady-state step, want 0", m, allocs)
-			}
-		})
+		}
 	}
 }
 

@@ -28,6 +28,13 @@ import (
 // multiple of narrow.VertexBlock so that items start on a block.
 const chunk = 16 * narrow.VertexBlock
 
+// prepareBlock is how many pairs one work item of prepare's parallel passes
+// (validation, decision) takes: enough that handing items out costs
+// little, few enough that a batch of thousands of pairs spreads over every
+// worker. A batch of at most this many pairs is prepared by the calling
+// goroutine alone.
+const prepareBlock = 64
+
 // clearBlocks is how many blocks of narrow.VertexBlock vertices a
 // clearance search examines vertex by vertex before it gives up
 // (narrow.Direction.Clearance). On the avalanche's pile one block saves
@@ -57,24 +64,30 @@ type Backend struct {
 	shapes []*narrow.Shape
 	store  iterative.Store
 
-	pool     *pool
-	jobs     []job
-	tasks    []task
-	clears   []int32 // jobs whose clearance is sought this step
-	reducers []reprojection.Reducer
-	ids      map[uint64]int32 // batch index of this step's pairs without state
-	runTask  func(i, w int)
-	runMerge func(i, w int)
-	runClear func(i, w int)
-	noClear  bool // no clear path (tests: it must change no result)
-	ctx      context.Context
-	stop     atomic.Bool
+	pool      *pool
+	pairs     []narrow.Pair // the batch being prepared
+	jobs      []job
+	dirs      [][2]narrow.Direction // by batch index; set only for jobs that cast rays or search (job.dirs)
+	tasks     []task
+	clears    []int32 // jobs whose clearance is sought this step
+	reducers  []reprojection.Reducer
+	ids       map[uint64]int32 // batch index of this step's pairs without state
+	runCheck  func(i, w int)
+	runDecide func(i, w int)
+	runTask   func(i, w int)
+	runMerge  func(i, w int)
+	runClear  func(i, w int)
+	noClear   bool // no clear path (tests: it must change no result)
+	ctx       context.Context
+	stop      atomic.Bool
 }
 
 // job is one pair of the batch. The fields that the merge and the commit
 // read come first, with the pair's ID: those passes walk every job of the
-// batch, and a job is large (its directions), so they then touch its first
-// two cache lines rather than lines all over it.
+// batch, so they then touch its first cache lines rather than lines all
+// over it. Its directions live apart (Backend.dirs) and are set only when
+// the step casts rays or seeks a clearance: on a pile at rest most pairs
+// are iterative without a ray, and need only their relative placement.
 type job struct {
 	t0, t1    int // its tasks
 	err       error
@@ -85,14 +98,16 @@ type job struct {
 	fresh     bool // st came from Store.New and is installed at commit
 	iterative bool
 	clearStep bool    // the step stands for a standard step: both directions are clear
+	search    bool    // the decision waits for a clearance search (seek)
 	failed    [2]bool // directions whose search failed (the step is standard)
 	seek      [2]bool // directions whose clearance is sought before deciding
 	pair      narrow.Pair
-	res       narrow.Resolved
-	clear     [2]float64 // the clearances left or found (> 0: clear)
+	res       *narrow.Resolved // the pair's parameters: its state's, or own
+	own       narrow.Resolved  // the parameters of a pair without state (standard method)
+	clear     [2]float64       // the clearances left or found (> 0: clear)
 	a, b      *narrow.Shape
-	rel       iterative.Rel // the pair's relative placement this step
-	dirs      [2]narrow.Direction
+	dirs      *[2]narrow.Direction // nil unless set by setDirs this step
+	rel       iterative.Rel        // the pair's relative placement this step
 }
 
 // task is one work item: a range of vertices (standard step) or of rays
@@ -115,6 +130,8 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	for _, o := range opts {
 		o(b)
 	}
+	b.runCheck = b.doCheck
+	b.runDecide = b.doDecide
 	b.runTask = b.doTask
 	b.runMerge = b.doMerge
 	b.runClear = b.doClear
@@ -244,31 +261,11 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 		} else {
 			st.StandardPairs++
 		}
-		var cast [2]bool // rays cast per direction
 		for t := j.t0; t < j.t1; t++ {
-			tk := &b.tasks[t]
-			st.Add(&tk.stats)
-			cast[tk.dir] = cast[tk.dir] || tk.stats.StandardRays > 0
+			st.Add(&b.tasks[t].stats)
 		}
-		if j.st != nil {
-			if j.fresh {
-				b.store.Put(i, j.pair.ID, j.st)
-			}
-			j.st.Commit()
-			switch {
-			case !j.iterative:
-				// A direction is worth a clearance search later if it cast
-				// no ray, though its culling box was not empty (else its
-				// standard step costs next to nothing), and if no search
-				// failed for it at this step (else it is close).
-				var quiet [2]bool
-				for d := range quiet {
-					quiet[d] = !cast[d] && !j.dirs[d].Cull.Empty() && !j.failed[d]
-				}
-				j.st.SetStandard(&j.rel, quiet)
-			case j.clearStep:
-				j.st.SetClear(&j.rel, j.clear)
-			}
+		if j.fresh {
+			b.store.Put(i, j.pair.ID, j.st)
 		}
 		st.Contacts += len(j.contacts)
 		w.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
@@ -291,34 +288,54 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 }
 
 // prepare validates the pairs, decides standard or iterative per pair and
-// lays out the work items. A pair that fails Eq. 2 but may be clear in
-// both directions gets its clearance searches (run on every worker) before
-// the decision (see decide).
+// lays out the work items. What each pair needs alone (validation, the
+// decision) runs on every worker; the store lookups, which also find
+// duplicate IDs, and the layout run in batch order. A pair that fails
+// Eq. 2 but may be clear in both directions gets its clearance searches
+// (run on every worker) before the decision is final (see decide).
 func (b *Backend) prepare(pairs []narrow.Pair) {
 	clear(b.ids)
-	if cap(b.jobs) < len(pairs) {
-		b.jobs = append(b.jobs[:cap(b.jobs)], make([]job, len(pairs)-cap(b.jobs))...)
+	n := len(pairs)
+	if cap(b.jobs) < n {
+		b.jobs = append(b.jobs[:cap(b.jobs)], make([]job, n-cap(b.jobs))...)
 	}
-	b.jobs = b.jobs[:len(pairs)]
-	b.clears = b.clears[:0]
-	nt := 0
-	for i := range pairs {
+	b.jobs = b.jobs[:n]
+	if cap(b.dirs) < n {
+		b.dirs = append(b.dirs[:cap(b.dirs)], make([][2]narrow.Direction, n-cap(b.dirs))...)
+	}
+	b.dirs = b.dirs[:n]
+	blocks := (n + prepareBlock - 1) / prepareBlock
+	b.pairs = pairs
+	b.pool.run(blocks, b.runCheck)
+	b.pairs = nil
+	keep := b.params.Method != narrow.MethodStandard
+	for i := range b.jobs {
 		j := &b.jobs[i]
-		j.pair, j.err, j.st, j.fresh, j.iterative = pairs[i], nil, nil, false, false
-		j.clearStep, j.seek, j.failed = false, [2]bool{}, [2]bool{}
-		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
-		j.t0, j.t1 = nt, nt
-		if err := b.check(j, i); err != nil {
+		if j.err != nil {
+			continue
+		}
+		if err := b.identify(j, i); err != nil {
 			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
 			continue
 		}
-		if b.decide(j) {
+		if keep && j.st == nil { // identify found none
+			j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
+		}
+	}
+	b.pool.run(blocks, b.runDecide)
+	b.clears = b.clears[:0]
+	nt := 0
+	for i := range b.jobs {
+		switch j := &b.jobs[i]; {
+		case j.err != nil:
+			j.t0, j.t1 = nt, nt
+		case j.search:
 			// Its tasks are laid out after the search; a job's tasks
 			// need only be contiguous.
 			b.clears = append(b.clears, int32(i))
-			continue
+		default:
+			nt = b.layout(i, nt)
 		}
-		nt = b.layout(i, nt)
 	}
 	if len(b.clears) > 0 {
 		b.pool.run(len(b.clears), b.runClear)
@@ -335,9 +352,46 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	b.tasks = b.tasks[:nt]
 }
 
-// decide prepares a valid job's directions and temporal state and decides
-// whether its step is iterative. It reports whether the decision waits
-// for a clearance search.
+// doCheck resets and validates the jobs of one block of the batch.
+func (b *Backend) doCheck(k, _ int) {
+	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
+		j := &b.jobs[i]
+		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
+		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
+		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
+		j.dirs = nil
+		if err := b.check(j); err != nil {
+			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
+			continue
+		}
+		if b.params.Method != narrow.MethodStandard {
+			// A guess that identify replaces: Peek reads the state's first
+			// cache line here, on every worker, so that the lookups, in
+			// batch order on one, find it in the cache.
+			j.st = b.store.Peek(i, j.pair.ID)
+		}
+	}
+}
+
+// doDecide decides the valid jobs of one block of the batch.
+func (b *Backend) doDecide(k, _ int) {
+	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
+		if j := &b.jobs[i]; j.err == nil {
+			j.search = b.decide(j, i)
+		}
+	}
+}
+
+// setDirs prepares the directions of job i, which casts rays or seeks a
+// clearance this step.
+func (b *Backend) setDirs(j *job, i int) {
+	j.dirs = &b.dirs[i]
+	narrow.SetPair(j.dirs, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
+}
+
+// decide prepares job i's temporal state and, where it casts rays, its
+// directions, and decides whether its step is iterative. It reports
+// whether the decision waits for a clearance search.
 //
 // The step is iterative when Eq. 2 (Lehericey et al. 2013, §3.3, per
 // direction: iterative.PairState.Within) holds. Otherwise a standard step
@@ -349,32 +403,36 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 // clearance (iterative.PairState.Clear) exceeds its displacement, or
 // after a search, which is worth it only for a direction without rays
 // whose last standard step cast none (Quiet).
-func (b *Backend) decide(j *job) (search bool) {
+func (b *Backend) decide(j *job, i int) (search bool) {
 	pa, pb := &j.pair.PoseA, &j.pair.PoseB
-	narrow.SetPair(&j.dirs, j.a, j.b, pa, pb)
 	if b.params.Method == narrow.MethodStandard {
-		j.res = b.params.Resolve(j.a, j.b)
+		j.own = b.params.Resolve(j.a, j.b)
+		j.res = &j.own
+		b.setDirs(j, i)
 		return false
 	}
 	// Where each bounding-sphere centre lies in the other's frame, and the
 	// relative rotation: all Eq. 2 needs.
-	j.rel.SetPair(&j.dirs, pa, pb)
-	if j.st == nil { // check found none
-		j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
-	}
+	j.rel.Set(j.a, j.b, pa, pb)
 	if !j.st.HasParams {
 		j.st.Params, j.st.HasParams = b.params.Resolve(j.a, j.b), true
 	}
-	j.res = j.st.Params
-	for d := range j.st.Next {
-		j.st.Next[d] = j.st.Next[d][:0] // scratch of this step
-	}
+	j.res = &j.st.Params
+	// j.st.Next is empty: only doMerge fills it, and it commits at once.
 	if !j.st.Valid {
+		b.setDirs(j, i)
 		return false
 	}
 	_, _, _, rA := j.a.BoundingSphere()
 	_, _, _, rB := j.b.BoundingSphere()
-	if j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold); j.iterative || b.noClear {
+	if j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold); j.iterative {
+		if len(j.st.Rays[0])+len(j.st.Rays[1]) > 0 {
+			b.setDirs(j, i)
+		}
+		return false
+	}
+	if b.noClear {
+		b.setDirs(j, i)
 		return false
 	}
 	var disp [2]float64
@@ -387,13 +445,16 @@ func (b *Backend) decide(j *job) (search bool) {
 			j.seek[d] = true
 		default:
 			j.seek = [2]bool{}
+			b.setDirs(j, i)
 			return false
 		}
 	}
 	if j.seek == [2]bool{} {
+		// Clear in both directions, so without rays: no directions needed.
 		j.iterative, j.clearStep = true, true
 		return false
 	}
+	b.setDirs(j, i)
 	return true
 }
 
@@ -402,15 +463,20 @@ func (b *Backend) decide(j *job) (search bool) {
 func (b *Backend) layout(i, nt int) int {
 	j := &b.jobs[i]
 	j.t0 = nt
+	if j.dirs == nil { // iterative, no rays: nothing to do
+		j.t1 = nt
+		return nt
+	}
 	for d := 0; d < 2; d++ {
-		j.dirs[d].Reach = j.res.Reach
+		dir := &j.dirs[d]
+		dir.Reach = j.res.Reach
 		if !j.iterative {
-			j.dirs[d].SetCull(j.res.DistanceExtension)
+			dir.SetCull(j.res.DistanceExtension)
 		}
-		n := j.dirs[d].Src.NumVertices()
+		n := dir.Src.NumVertices()
 		if j.iterative {
 			n = len(j.st.Rays[d])
-		} else if j.dirs[d].Cull.Empty() {
+		} else if dir.Cull.Empty() {
 			n = 0
 		}
 		for lo := 0; lo < n; lo += chunk {
@@ -452,12 +518,9 @@ func (b *Backend) addTask(nt, job, dir, lo, hi int) int {
 	return nt + 1
 }
 
-// check validates one pair: known shapes, same dimension, valid poses
-// (normalised in place), unique ID. For a method that keeps temporal
-// state it looks up the pair's state (j.st), which also finds most
-// duplicates; the other pairs (new, or all with the standard method) are
-// checked against the IDs of this step kept in b.ids.
-func (b *Backend) check(j *job, i int) error {
+// check validates one pair on its own: known shapes, same dimension,
+// valid poses (normalised in place).
+func (b *Backend) check(j *job) error {
 	j.a, j.b = b.Shape(j.pair.A), b.Shape(j.pair.B)
 	if j.a == nil {
 		return fmt.Errorf("%w: shape A id %d", narrow.ErrUnknownShape, j.pair.A)
@@ -465,9 +528,15 @@ func (b *Backend) check(j *job, i int) error {
 	if j.b == nil {
 		return fmt.Errorf("%w: shape B id %d", narrow.ErrUnknownShape, j.pair.B)
 	}
-	if err := narrow.CheckPair(&j.pair, j.a, j.b); err != nil {
-		return err
-	}
+	return narrow.CheckPair(&j.pair, j.a, j.b)
+}
+
+// identify checks that the ID of a valid pair, at batch index i, is unique
+// in the batch. For a method that keeps temporal state it looks up the
+// pair's state (j.st), which also finds most duplicates; the other pairs
+// (new, or all with the standard method) are checked against the IDs of
+// this step kept in b.ids.
+func (b *Backend) identify(j *job, i int) error {
 	if b.params.Method != narrow.MethodStandard {
 		st, prev := b.store.Lookup(i, j.pair.ID, j.pair.A, j.pair.B)
 		if prev >= 0 {
@@ -501,8 +570,8 @@ func (b *Backend) doTask(i, _ int) {
 	}
 	t := &b.tasks[i]
 	j := &b.jobs[t.job]
-	dir := &j.dirs[t.dir]
-	r := &j.res
+	dir := &j.dirs[t.dir] // set: the job has work items
+	r := j.res
 	predict := r.Method == narrow.MethodPredictive
 	keep := r.Method != narrow.MethodStandard
 	if j.iterative {
@@ -597,18 +666,42 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 	return append(cs, narrow.Contact{})
 }
 
-// doMerge gathers one job's work items in order and reduces its manifolds.
+// doMerge gathers one job's work items in order, reduces its manifolds and
+// commits its temporal state. It runs only once every work item has
+// finished without a cancellation, so the step can no longer fail.
 func (b *Backend) doMerge(i, w int) {
 	j := &b.jobs[i]
-	if j.err != nil {
+	if j.err != nil || j.t0 == j.t1 && j.iterative && !j.clearStep {
+		// Nothing to merge, and nothing to commit: an iterative step
+		// without work items had no rays and leaves none.
 		return
 	}
+	var cast [2]bool // rays cast per direction
 	for t := j.t0; t < j.t1; t++ {
 		tk := &b.tasks[t]
+		cast[tk.dir] = cast[tk.dir] || tk.stats.StandardRays > 0
 		j.contacts = append(j.contacts, tk.contacts...)
 		if j.st != nil {
 			j.st.Next[tk.dir] = append(j.st.Next[tk.dir], tk.rays...)
 		}
 	}
 	j.manifolds, j.points = b.reducers[w].Reduce(j.contacts, j.res.ManifoldSize, j.res.ManifoldCos, j.manifolds, j.points)
+	if j.st == nil {
+		return
+	}
+	j.st.Commit()
+	switch {
+	case !j.iterative:
+		// A direction is worth a clearance search later if it cast no
+		// ray, though its culling box was not empty (else its standard
+		// step costs next to nothing), and if no search failed for it at
+		// this step (else it is close).
+		var quiet [2]bool
+		for d := range quiet {
+			quiet[d] = !cast[d] && !j.dirs[d].Cull.Empty() && !j.failed[d]
+		}
+		j.st.SetStandard(&j.rel, quiet)
+	case j.clearStep:
+		j.st.SetClear(&j.rel, j.clear)
+	}
 }

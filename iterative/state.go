@@ -19,13 +19,25 @@ type Ray struct {
 // that stood for one (see Clear), and, per direction (0: A's vertices on
 // B, 1: B's vertices on A), the rays to update, sorted by vertex.
 type PairState struct {
+	// Kept by Store, first with the shapes and the flags: a lookup reads
+	// one cache line, and the decision of a pair without rays (Store,
+	// Valid, Clear, RelNI, Rays, Params' threshold) four. The pair's ID,
+	// the step that last looked it up or put it and the batch index it
+	// had then, and its index in the order of the last step (-1: none).
+	id   uint64
+	step uint64
+	at   int32
+	pos  int32
+
 	A, B  narrow.ShapeID
 	Valid bool // a standard step has run since the state was created
-	RelNI Rel  // the pair's relative placement at the last standard step
-	// Params caches the parameters resolved for the pair's shapes (they
-	// depend on nothing else); HasParams reports that it is set.
-	Params    narrow.Resolved
+	// HasParams reports that Params is set.
 	HasParams bool
+	// Quiet reports, per direction, that a clearance is worth seeking
+	// when Eq. 2 fails (as judged at the last standard step: in
+	// cpubackend, it cast no ray, though it had vertices to cull, and no
+	// search failed for it).
+	Quiet [2]bool
 	// Clear is, per direction, its clearance at RelNI
 	// (narrow.Direction.Clearance; 0 when unknown, and always 0 for a
 	// direction with rays): while the direction's displacement
@@ -35,21 +47,12 @@ type PairState struct {
 	// backend may skip it, returning the same nothing, and record the new
 	// placement with what is left of the clearances (SetClear).
 	Clear [2]float64
-	// Quiet reports, per direction, that a clearance is worth seeking
-	// when Eq. 2 fails (as judged at the last standard step: in
-	// cpubackend, it cast no ray, though it had vertices to cull, and no
-	// search failed for it).
-	Quiet [2]bool
-	Rays  [2][]Ray
-	Next  [2][]Ray // being built this step; swapped into Rays by Commit
-
-	// Kept by Store: the pair's ID, the step that last looked it up or
-	// put it and the batch index it had then, and its index in the
-	// order of the last step (-1: none).
-	id   uint64
-	step uint64
-	at   int32
-	pos  int32
+	RelNI Rel      // the pair's relative placement at the last standard step
+	Rays  [2][]Ray // per direction, sorted by vertex
+	// Params caches the parameters resolved for the pair's shapes (they
+	// depend on nothing else).
+	Params narrow.Resolved
+	Next   [2][]Ray // being built this step; swapped into Rays by Commit
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
@@ -61,31 +64,40 @@ type Rel struct {
 }
 
 // Relate returns the relative placement of shapes a and b at poses pa and
-// pb (unit quaternions). It is SetPair for code off the hot path.
+// pb (unit quaternions). It is Set for code off the hot path.
 func Relate(a, b *narrow.Shape, pa, pb narrow.Pose) Rel {
-	var d [2]narrow.Direction
-	narrow.SetPair(&d, a, b, &pa, &pb)
 	var r Rel
-	r.SetPair(&d, &pa, &pb)
+	r.Set(a, b, &pa, &pb)
 	return r
 }
 
-// SetPair sets r from the two directions of a pair prepared by
-// narrow.SetPair at poses pa and pb: each centre is mapped by its
-// direction's Src→Dst transform, and the relative rotation is computed from
-// the quaternions. (Scalar stores through the receiver: see
+// Set sets r to the relative placement of shapes a and b at poses pa and
+// pb (unit quaternions): A's centre c_A mapped to B's frame,
+// R_B⁻¹·(R_A·c_A + t_A − t_B), B's mapped to A's frame likewise, and
+// q_A⁻¹·q_B. It needs only the two rotation matrices, not a pair's
+// directions (narrow.SetPair), so a pair that takes no ray this step costs
+// little more than this. (Scalar stores through the receiver: see
 // narrow.Transform.SetPose.)
-func (r *Rel) SetPair(d *[2]narrow.Direction, pa, pb *narrow.Pose) {
-	cx, cy, cz, _ := d[0].Src.BoundingSphere()
-	m, t := &d[0].SrcToDst.R, &d[0].SrcToDst.T
-	r.AinB[0] = m[0]*cx + m[1]*cy + m[2]*cz + t[0]
-	r.AinB[1] = m[3]*cx + m[4]*cy + m[5]*cz + t[1]
-	r.AinB[2] = m[6]*cx + m[7]*cy + m[8]*cz + t[2]
-	cx, cy, cz, _ = d[1].Src.BoundingSphere()
-	m, t = &d[1].SrcToDst.R, &d[1].SrcToDst.T
-	r.BinA[0] = m[0]*cx + m[1]*cy + m[2]*cz + t[0]
-	r.BinA[1] = m[3]*cx + m[4]*cy + m[5]*cz + t[1]
-	r.BinA[2] = m[6]*cx + m[7]*cy + m[8]*cz + t[2]
+func (r *Rel) Set(a, b *narrow.Shape, pa, pb *narrow.Pose) {
+	var ta, tb narrow.Transform
+	ta.SetPose(pa)
+	tb.SetPose(pb)
+	ra, rb := &ta.R, &tb.R
+	cx, cy, cz, _ := a.BoundingSphere()
+	// R_A·c_A + t_A − t_B, then R_Bᵀ times it.
+	wx := ra[0]*cx + ra[1]*cy + ra[2]*cz + ta.T[0] - tb.T[0]
+	wy := ra[3]*cx + ra[4]*cy + ra[5]*cz + ta.T[1] - tb.T[1]
+	wz := ra[6]*cx + ra[7]*cy + ra[8]*cz + ta.T[2] - tb.T[2]
+	r.AinB[0] = rb[0]*wx + rb[3]*wy + rb[6]*wz
+	r.AinB[1] = rb[1]*wx + rb[4]*wy + rb[7]*wz
+	r.AinB[2] = rb[2]*wx + rb[5]*wy + rb[8]*wz
+	cx, cy, cz, _ = b.BoundingSphere()
+	wx = rb[0]*cx + rb[1]*cy + rb[2]*cz + tb.T[0] - ta.T[0]
+	wy = rb[3]*cx + rb[4]*cy + rb[5]*cz + tb.T[1] - ta.T[1]
+	wz = rb[6]*cx + rb[7]*cy + rb[8]*cz + tb.T[2] - ta.T[2]
+	r.BinA[0] = ra[0]*wx + ra[3]*wy + ra[6]*wz
+	r.BinA[1] = ra[1]*wx + ra[4]*wy + ra[7]*wz
+	r.BinA[2] = ra[2]*wx + ra[5]*wy + ra[8]*wz
 	// q_A⁻¹·q_B, written out.
 	aw, ax, ay, az := pa.Rot.W, -pa.Rot.V[0], -pa.Rot.V[1], -pa.Rot.V[2]
 	bw, bx, by, bz := pb.Rot.W, pb.Rot.V[0], pb.Rot.V[1], pb.Rot.V[2]
@@ -255,19 +267,34 @@ func (st *Store) Lookup(i int, id uint64, a, b narrow.ShapeID) (s *PairState, pr
 }
 
 // find returns the state of pair id: where the last step's order predicts
-// it (after the pair found last, or at batch index i), or from the map.
+// it (at batch index i, or after the pair found last), or from the map.
+// Index i comes first: its address does not depend on the state found
+// last, so the cache misses of consecutive lookups overlap.
 func (st *Store) find(i int, id uint64) *PairState {
-	if st.hint < len(st.order) {
+	if s := st.Peek(i, id); s != nil {
+		return s
+	}
+	if i != st.hint && st.hint < len(st.order) {
 		if s := st.order[st.hint]; s != nil && s.id == id {
 			return s
 		}
 	}
-	if i != st.hint && i < len(st.order) {
+	return st.m[id]
+}
+
+// Peek returns the state that the last step's order puts at batch index i
+// if it belongs to pair id, else nil: a guess, which a Lookup confirms or
+// corrects. It only reads the store, so callers may Peek concurrently
+// between Begin and the step's first Lookup, for instance to load the
+// states' first cache lines on every core before the lookups, which run in
+// batch order on one.
+func (st *Store) Peek(i int, id uint64) *PairState {
+	if i < len(st.order) {
 		if s := st.order[i]; s != nil && s.id == id {
 			return s
 		}
 	}
-	return st.m[id]
+	return nil
 }
 
 // place records s at index i of this step's order.

@@ -316,3 +316,42 @@ func TestStoreModel(t *testing.T) {
 		}
 	}
 }
+
+// TestStorePeek: Peek guesses from the last step's order alone, by batch
+// index, and changes nothing that the step's lookups then find.
+func TestStorePeek(t *testing.T) {
+	var st Store
+	st.Begin()
+	made := map[uint64]*PairState{}
+	for i, id := range []uint64{10, 20, 30} {
+		s := st.New(1, 2)
+		st.Put(i, id, s)
+		made[id] = s
+	}
+	st.Sweep()
+	st.Begin()
+	tests := []struct {
+		i    int
+		id   uint64
+		want *PairState
+	}{
+		{0, 10, made[10]},
+		{2, 30, made[30]},
+		{1, 10, nil}, // 10 was at index 0
+		{3, 30, nil}, // past the last step's batch
+		{1, 99, nil}, // unknown
+	}
+	for _, tc := range tests {
+		if got := st.Peek(tc.i, tc.id); got != tc.want {
+			t.Errorf("Peek(%d, %d) = %p, want %p", tc.i, tc.id, got, tc.want)
+		}
+	}
+	// The batch shifted by one: Peek misses, Lookup still finds each.
+	for i, id := range []uint64{5, 10, 20, 30} {
+		_ = st.Peek(i, id)
+		s, prev := st.Lookup(i, id, 1, 2)
+		if want := made[id]; s != want || prev != -1 {
+			t.Errorf("Lookup(%d, %d) = %p, %d; want %p, -1", i, id, s, prev, want)
+		}
+	}
+}
