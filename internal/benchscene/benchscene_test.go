@@ -86,3 +86,34 @@ func TestRecorder(t *testing.T) {
 		}
 	}
 }
+
+// TestRecorderSkip: the first Skip batches run but are not recorded.
+func TestRecorderSkip(t *testing.T) {
+	shapes, frames, err := Cheap(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	rec := &Recorder{Backend: inner, Skip: 2}
+	for _, s := range shapes {
+		if _, err := rec.RegisterShape(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var res narrow.Result
+	for k, f := range frames {
+		if err := rec.Detect(context.Background(), f, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Pairs) != len(f) {
+			t.Fatalf("frame %d: %d results for %d pairs", k, len(res.Pairs), len(f))
+		}
+	}
+	if len(rec.Batches) != len(frames)-2 || rec.Batches[0][0] != frames[2][0] {
+		t.Fatalf("recorded %d of %d batches; want the last %d", len(rec.Batches), len(frames), len(frames)-2)
+	}
+}

@@ -14,6 +14,10 @@ type Recorder struct {
 	narrow.Backend
 	Shapes  []*narrow.Shape
 	Batches [][]narrow.Pair
+	// Skip is how many batches, the first ones, are passed on without
+	// being recorded (to replay only the end of a long scene).
+	Skip int
+	seen int
 }
 
 // RegisterShape records s and registers it with the wrapped backend.
@@ -22,9 +26,12 @@ func (r *Recorder) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 	return r.Backend.RegisterShape(s)
 }
 
-// Detect records a copy of pairs and runs the wrapped backend.
+// Detect records a copy of pairs (past the first Skip batches) and runs
+// the wrapped backend.
 func (r *Recorder) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
-	r.Batches = append(r.Batches, append([]narrow.Pair(nil), pairs...))
+	if r.seen++; r.seen > r.Skip {
+		r.Batches = append(r.Batches, append([]narrow.Pair(nil), pairs...))
+	}
 	return r.Backend.Detect(ctx, pairs, res)
 }
 

@@ -56,27 +56,33 @@ var (
 	replayErr   error
 )
 
+// recordAvalanche simulates the avalanche of n bunnies with method m on
+// one worker and records the narrow phase's input (every step's pairs and
+// poses) past the first skip steps.
+func recordAvalanche(n int, m narrow.Method, skip int) (*benchscene.Recorder, *scene3d.Trace, error) {
+	be, err := cpubackend.New(narrow.Params{Method: m}, cpubackend.WithWorkers(1))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer be.Close()
+	rec := &benchscene.Recorder{Backend: be, Skip: skip}
+	tr, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
+		N: n, Seed: 1, Backend: rec, Workers: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, tr, nil
+}
+
 // avalancheReplay records, once per process, the narrow phase's input of
 // the 64-bunny avalanche of BenchmarkAvalanche3D simulated with the
-// standard method: every step's pairs and poses, and the steps where
-// phases B and C start (PhaseBounds).
+// standard method, and the steps where phases B and C start (PhaseBounds).
 func avalancheReplay() (*benchscene.Recorder, [2]int, error) {
 	replayOnce.Do(func() {
-		be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard}, cpubackend.WithWorkers(1))
-		if err != nil {
-			replayErr = err
-			return
+		var tr *scene3d.Trace
+		if replayRec, tr, replayErr = recordAvalanche(64, narrow.MethodStandard, 0); replayErr == nil {
+			replayPhase[0], replayPhase[1] = scene3d.PhaseBounds(tr.Steps)
 		}
-		defer be.Close()
-		rec := &benchscene.Recorder{Backend: be}
-		tr, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
-			N: 64, Seed: 1, Backend: rec, Workers: 1})
-		if err != nil {
-			replayErr = err
-			return
-		}
-		replayRec = rec
-		replayPhase[0], replayPhase[1] = scene3d.PhaseBounds(tr.Steps)
 	})
 	return replayRec, replayPhase, replayErr
 }
@@ -150,39 +156,11 @@ var (
 	restErr  error
 )
 
-// tailRecorder records the batches from step skip on.
-type tailRecorder struct {
-	*benchscene.Recorder
-	skip, step int
-}
-
-func (r *tailRecorder) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
-	r.step++
-	if r.step <= r.skip {
-		return r.Recorder.Backend.Detect(ctx, pairs, res)
-	}
-	return r.Recorder.Detect(ctx, pairs, res)
-}
-
 // pileAtRest records, once per process, the narrow phase's input of the
 // last 100 steps of the full avalanche (512 bunnies, 600 steps) simulated
 // with the iterative method: a pile at rest of about 6,700 pairs.
 func pileAtRest() (*benchscene.Recorder, error) {
-	restOnce.Do(func() {
-		be, err := cpubackend.New(narrow.Params{Method: narrow.MethodIterative}, cpubackend.WithWorkers(1))
-		if err != nil {
-			restErr = err
-			return
-		}
-		defer be.Close()
-		rec := &tailRecorder{Recorder: &benchscene.Recorder{Backend: be}, skip: 500}
-		if _, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
-			N: 512, Seed: 1, Backend: rec, Workers: 1}); err != nil {
-			restErr = err
-			return
-		}
-		restRec = rec.Recorder
-	})
+	restOnce.Do(func() { restRec, _, restErr = recordAvalanche(512, narrow.MethodIterative, 500) })
 	return restRec, restErr
 }
 
