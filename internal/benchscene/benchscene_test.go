@@ -41,21 +41,7 @@ func TestCheap(t *testing.T) {
 // copies of the batches (later changes to the caller's slice do not reach
 // them), and Replay registers the shapes with the same IDs.
 func TestRecorder(t *testing.T) {
-	shapes, frames, err := Cheap(4, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inner.Close()
-	rec := &Recorder{Backend: inner}
-	for i, s := range shapes {
-		if id, err := rec.RegisterShape(s); err != nil || int(id) != i {
-			t.Fatalf("RegisterShape %d: %d, %v", i, id, err)
-		}
-	}
+	rec, frames, shapes := newRecorder(t, 2, 0)
 	var res narrow.Result
 	pairs := append([]narrow.Pair(nil), frames[0]...)
 	if err := rec.Detect(context.Background(), pairs, &res); err != nil {
@@ -89,21 +75,7 @@ func TestRecorder(t *testing.T) {
 
 // TestRecorderSkip: the first Skip batches run but are not recorded.
 func TestRecorderSkip(t *testing.T) {
-	shapes, frames, err := Cheap(4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inner.Close()
-	rec := &Recorder{Backend: inner, Skip: 2}
-	for _, s := range shapes {
-		if _, err := rec.RegisterShape(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rec, frames, _ := newRecorder(t, 3, 2)
 	var res narrow.Result
 	for k, f := range frames {
 		if err := rec.Detect(context.Background(), f, &res); err != nil {
@@ -116,4 +88,26 @@ func TestRecorderSkip(t *testing.T) {
 	if len(rec.Batches) != len(frames)-2 || rec.Batches[0][0] != frames[2][0] {
 		t.Fatalf("recorded %d of %d batches; want the last %d", len(rec.Batches), len(frames), len(frames)-2)
 	}
+}
+
+// newRecorder returns a Recorder (with skip) around a CPU backend, with
+// the shapes of Cheap(4, frames) registered through it, and the frames.
+func newRecorder(t *testing.T, frames, skip int) (*Recorder, [][]narrow.Pair, []*narrow.Shape) {
+	t.Helper()
+	shapes, fs, err := Cheap(4, frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inner.Close() })
+	rec := &Recorder{Backend: inner, Skip: skip}
+	for i, s := range shapes {
+		if id, err := rec.RegisterShape(s); err != nil || int(id) != i {
+			t.Fatalf("RegisterShape %d: %d, %v", i, id, err)
+		}
+	}
+	return rec, fs, shapes
 }
