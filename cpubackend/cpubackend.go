@@ -263,11 +263,12 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 		}
 		for t := j.t0; t < j.t1; t++ {
 			st.Add(&b.tasks[t].stats)
+			st.Contacts -= b.tasks[t].stats.Speculative
 		}
 		if j.fresh {
 			b.store.Put(i, j.pair.ID, j.st)
 		}
-		st.Contacts += len(j.contacts)
+		st.Contacts += len(j.contacts) // less the speculative ones, counted by the tasks
 		w.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
 	}
 	b.store.Sweep()
@@ -611,6 +612,11 @@ func (b *Backend) doTask(i, _ int) {
 			if p, ok := predictive.FromStandard(out, r.CullingDist); ok {
 				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: p, Predicted: true})
 				t.stats.Predictions++
+				if r.Speculative {
+					t.contacts = grow(t.contacts)
+					reprojection.FillSpeculative(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Bwd)
+					t.stats.Speculative++
+				}
 			}
 		}
 	}
@@ -643,6 +649,11 @@ func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Reso
 			if p, ok := predictive.FromWalk(w, r.CullingDist); ok {
 				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: p, Predicted: true})
 				preds++
+				if r.Speculative {
+					t.contacts = grow(t.contacts)
+					reprojection.FillSpeculative(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
+					t.stats.Speculative++
+				}
 			} else {
 				lost++
 			}

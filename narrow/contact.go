@@ -43,6 +43,14 @@ func (s Side) Other() Side { return 1 - s }
 // The comparison response ResponseWeighted deliberately scales Depth by a
 // weight in [0, 1] (a force weighting, not a distance); for it, Depth·Dir
 // only moves P towards the surface.
+//
+// Speculative contacts (Params.Speculative) have Depth < 0: P lies outside
+// the other body, and translating the From body by Depth·Dir (|Depth|
+// against Dir) brings P onto the surface its opposite ray enters (with MTD
+// re-projection, onto the plane of that primitive): the same rule with a
+// negative depth. Prim is the primitive entered. A solver may let such a
+// gap close but not overshoot; one that does not know them must skip them
+// (Contact.Speculative).
 type Contact struct {
 	P      mgl64.Vec3
 	Depth  float64
@@ -51,6 +59,10 @@ type Contact struct {
 	Vertex int32
 	Prim   int32
 }
+
+// Speculative reports whether c is a speculative contact (Depth < 0): a gap,
+// not a penetration.
+func (c *Contact) Speculative() bool { return c.Depth < 0 }
 
 // NormalA returns the direction that separates A from B at this contact
 // (pointing from B towards A): Dir for contacts from A, -Dir for those from B.
@@ -64,7 +76,10 @@ func (c *Contact) NormalA() mgl64.Vec3 {
 // Manifold is a reduced set of contacts of one pair that share a normal
 // (one cluster of similar NormalA directions). Normal points from B
 // towards A: moving A along it separates the pair. Points holds the deepest
-// contact first, then the ones that spread the manifold widest.
+// contact first, then the ones that spread the manifold widest. A manifold
+// holds contacts only or speculative contacts only (Contact.Speculative),
+// and a pair's manifolds of contacts come before those of speculative
+// ones.
 type Manifold struct {
 	Normal mgl64.Vec3
 	Points []Contact
@@ -93,6 +108,16 @@ type PairResult struct {
 	Err       error // *PairError for a pair that could not be processed
 }
 
+// Touching returns the pair's manifolds of contacts, without those of
+// speculative contacts (Params.Speculative), which follow them.
+func (r *PairResult) Touching() []Manifold {
+	ms := r.Manifolds
+	for len(ms) > 0 && len(ms[len(ms)-1].Points) > 0 && ms[len(ms)-1].Points[0].Speculative() {
+		ms = ms[:len(ms)-1]
+	}
+	return ms
+}
+
 // Stats counts the work of one Detect call.
 type Stats struct {
 	Pairs          int // pairs in the batch
@@ -106,7 +131,8 @@ type Stats struct {
 	IterativeSteps int // primitives visited by iterative walks
 	LostRays       int // iterative rays that found nothing within maxIt
 	Predictions    int // predictions kept for the next step
-	Contacts       int // contacts returned
+	Contacts       int // contacts returned, speculative ones aside
+	Speculative    int // speculative contacts returned (Params.Speculative)
 }
 
 // Add accumulates o into s.
@@ -123,6 +149,7 @@ func (s *Stats) Add(o *Stats) {
 	s.LostRays += o.LostRays
 	s.Predictions += o.Predictions
 	s.Contacts += o.Contacts
+	s.Speculative += o.Speculative
 }
 
 // Rays returns the number of rays cast of every kind (own-body checks are

@@ -143,6 +143,17 @@ type Params struct {
 	// ManifoldAngle (radians) is the largest angle between a contact's
 	// normal and its cluster's normal. Default 0.35 (about 20°).
 	ManifoldAngle float64
+	// Speculative, with MethodPredictive, also returns every prediction
+	// (a vertex outside the other body whose opposite ray enters it
+	// within CullingDist, §3.1 of Lehericey et al. 2013b) as a
+	// speculative contact: Depth < 0 is minus the gap, re-projected like
+	// a contact's depth (see Contact). A solver that keeps the gap from
+	// closing by more than its width in one step (speculative contacts,
+	// as Box2D's) stops bodies at the surface instead of after they have
+	// sunk in. Off by default: the paper's prediction only seeds the
+	// next iterative step, and a solver that reads every Depth as a
+	// penetration must not get gaps. Only with MethodPredictive.
+	Speculative bool
 }
 
 // Validate reports parameters that can never work.
@@ -173,6 +184,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: ManifoldSize = %d (0 for default, or ≥ 2)", ErrBadParams, p.ManifoldSize)
 	case !finite(p.ManifoldAngle) || p.ManifoldAngle < 0 || p.ManifoldAngle > math.Pi:
 		return bad("ManifoldAngle", p.ManifoldAngle)
+	case p.Speculative && p.Method != MethodPredictive:
+		return fmt.Errorf("%w: Speculative needs the predictive method (method %v)", ErrBadParams, p.Method)
 	}
 	return nil
 }
@@ -190,6 +203,7 @@ type Resolved struct {
 	MaxIt                 [2]int  // per target shape: [0] for rays on B (from A), [1] for rays on A
 	ManifoldSize          int
 	ManifoldCos           float64
+	Speculative           bool // predictions are returned as speculative contacts (Params.Speculative)
 }
 
 // extensionFactor × DisplacementThreshold is the default (and least)
@@ -199,7 +213,7 @@ const extensionFactor = 1.1
 
 // Resolve fills in the defaults for a pair of shapes.
 func (p Params) Resolve(a, b *Shape) Resolved {
-	r := Resolved{Method: p.Method, Traversal: p.Traversal, Response: p.Response}
+	r := Resolved{Method: p.Method, Traversal: p.Traversal, Response: p.Response, Speculative: p.Speculative}
 	r.Confidence = p.Confidence
 	if r.Confidence == 0 {
 		r.Confidence = 2

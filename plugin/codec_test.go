@@ -101,6 +101,8 @@ func TestWireParams(t *testing.T) {
 			f.SetInt(int64(2 + i))
 		case reflect.Uint8:
 			f.SetUint(uint64(i % 2))
+		case reflect.Bool:
+			f.SetBool(true)
 		default:
 			t.Fatalf("narrow.Params.%s: kind %v not handled", v.Type().Field(i).Name, f.Kind())
 		}

@@ -573,6 +573,7 @@ func encodeStats(s *narrow.Stats) *pb.Stats {
 		LostRays:       int64(s.LostRays),
 		Predictions:    int64(s.Predictions),
 		Contacts:       int64(s.Contacts),
+		Speculative:    int64(s.Speculative),
 	}
 }
 
@@ -590,6 +591,7 @@ func decodeStats(s *pb.Stats) narrow.Stats {
 		LostRays:       int(s.GetLostRays()),
 		Predictions:    int(s.GetPredictions()),
 		Contacts:       int(s.GetContacts()),
+		Speculative:    int(s.GetSpeculative()),
 	}
 }
 
@@ -606,6 +608,7 @@ func encodeParams(p narrow.Params) *pb.Params {
 		ManifoldSize:          int64(p.ManifoldSize),
 		ManifoldAngle:         p.ManifoldAngle,
 		Reach:                 p.Reach,
+		Speculative:           p.Speculative,
 	}
 }
 
@@ -631,6 +634,7 @@ func decodeParams(m *pb.Params) (narrow.Params, error) {
 		ManifoldSize:          int(m.ManifoldSize),
 		ManifoldAngle:         m.ManifoldAngle,
 		Reach:                 m.Reach,
+		Speculative:           m.Speculative,
 	}
 	return p, p.Validate()
 }

@@ -29,7 +29,9 @@ type entry struct {
 // cluster, at most size points: the deepest, then repeatedly the contact
 // farthest (in the plane orthogonal to the cluster normal) from the points
 // already kept, which spreads the manifold widest. Many-normal concave
-// contacts become several manifolds; none is dropped.
+// contacts become several manifolds; none is dropped. Speculative contacts
+// (Depth < 0) only join clusters of speculative contacts: they come after
+// every contact in depth order, so their manifolds follow the contacts'.
 //
 // Manifolds and their points are appended to ms and pts (whose storage is
 // reused); the returned manifolds' Points alias pts. The result depends
@@ -67,10 +69,11 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 			}
 		}
 		sx, sy, sz := es[seed].n[0], es[seed].n[1], es[seed].n[2]
+		spec := sd < 0
 		m := append(r.members[:0], int32(seed))
 		es[seed].cluster = k
 		for i := range es {
-			if e := &es[i]; e.cluster < 0 && e.n[0]*sx+e.n[1]*sy+e.n[2]*sz >= cosMax {
+			if e := &es[i]; e.cluster < 0 && (e.depth < 0) == spec && e.n[0]*sx+e.n[1]*sy+e.n[2]*sz >= cosMax {
 				e.cluster = k
 				m = append(m, int32(i))
 			}
@@ -87,11 +90,11 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 // order.
 func reduceCluster(contacts []narrow.Contact, es []entry, g []int32, size int, ms []narrow.Manifold, pts []narrow.Contact) ([]narrow.Manifold, []narrow.Contact) {
 	// The depth-weighted mean normal (zero depths count a little so that
-	// resting contacts still have a normal).
+	// resting contacts still have a normal; speculative ones count alike).
 	var sx, sy, sz float64
 	for _, i := range g {
 		e := &es[i]
-		w := e.depth + 1e-9
+		w := max(e.depth, 0) + 1e-9
 		sx += w * e.n[0]
 		sy += w * e.n[1]
 		sz += w * e.n[2]

@@ -11,6 +11,8 @@
 package reprojection
 
 import (
+	"math"
+
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -30,16 +32,35 @@ func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) na
 // (origin o, unit direction d, as from Direction.Ray): it writes the
 // contact into c without recomputing the ray.
 func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
-	fx, fy, fz := dir.Dst.FaceNormalXYZ(h.Prim) // outward normal, Dst frame
+	fill(c, mode, dir, v, o, d, h.Prim, max(h.T, 0))
+}
+
+// FillSpeculative writes the speculative contact (narrow.Contact) of the
+// prediction of vertex v of dir.Src, whose opposite ray, o − t·d, enters
+// dir.Dst at h (h.T < 0 on the ray's line: the gap along it is −h.T). The
+// depth is −gap in the response's terms: −|r| for the raw ray, −r·n (the
+// vertex's distance to the plane of the entered primitive) re-projected.
+func FillSpeculative(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
+	fill(c, mode, dir, v, o, d, h.Prim, min(h.T, 0))
+	if !(c.Depth < 0) {
+		// A gap of (rounded to) zero is still a gap: the vertex is not
+		// known to touch.
+		c.Depth = -math.SmallestNonzeroFloat64
+	}
+}
+
+// fill writes the contact of a ray of length dist (negative: a gap) that
+// meets primitive prim.
+func fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, prim int32, dist float64) {
+	fx, fy, fz := dir.Dst.FaceNormalXYZ(prim) // outward normal, Dst frame
 	r, t := &dir.DstWorld.R, &dir.DstWorld.T
 	c.P = mgl64.Vec3{
 		r[0]*o[0] + r[1]*o[1] + r[2]*o[2] + t[0],
 		r[3]*o[0] + r[4]*o[1] + r[5]*o[2] + t[1],
 		r[6]*o[0] + r[7]*o[1] + r[8]*o[2] + t[2],
 	}
-	c.From, c.Vertex, c.Prim = dir.From, v, h.Prim
-	dist := max(h.T, 0)
-	cos := d[0]*fx + d[1]*fy + d[2]*fz // ray · normal, > 0 for contacts
+	c.From, c.Vertex, c.Prim = dir.From, v, prim
+	cos := d[0]*fx + d[1]*fy + d[2]*fz // ray · normal, > 0 for contacts and predictions
 	switch mode {
 	case narrow.ResponseRay, narrow.ResponseWeighted:
 		c.Dir = mgl64.Vec3{
@@ -57,6 +78,6 @@ func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int3
 			r[3]*fx + r[4]*fy + r[5]*fz,
 			r[6]*fx + r[7]*fy + r[8]*fz,
 		}
-		c.Depth = max(dist*cos, 0)
+		c.Depth = dist * max(cos, 0)
 	}
 }

@@ -257,7 +257,7 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 			if res.Err != nil {
 				a.log.Warn("box2dadapter: pair failed", "pair", g.id, "err", res.Err)
 			} else {
-				ms = res.Manifolds
+				ms = res.Touching() // box2d has no speculative points
 			}
 		}
 		for a.live(g) < len(ms) {
@@ -409,7 +409,7 @@ func (a *Adapter) evaluateNow(c *contact, xfA, xfB b2.B2Transform) {
 	if res == nil || res.Err != nil {
 		return
 	}
-	a.distribute(g, res.Manifolds, xfA, xfB)
+	a.distribute(g, res.Touching(), xfA, xfB)
 }
 
 // pruneEvery is how many Steps pass between two scans for the shapes of

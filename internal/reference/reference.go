@@ -249,3 +249,56 @@ func RandomOverlap(rng *rand.Rand, a, b *narrow.Shape, frac float64) (narrow.Pos
 	off = off.Mul(frac * (a.Size() + b.Size()))
 	return pose(a, mgl64.Vec3{}), pose(b, off)
 }
+
+// Gap is a reference speculative contact (narrow.Params.Speculative): where
+// the opposite ray of a vertex, from the vertex along its outward normal,
+// first crosses the other shape's surface.
+type Gap struct {
+	Prim       int
+	T          float64    // distance along the opposite ray
+	Normal     mgl64.Vec3 // world outward normal of the primitive crossed
+	Entering   bool       // the opposite ray enters the shape there
+	Borderline bool       // another crossing is about as near, or the ray grazes an edge
+}
+
+// OppositeRay returns the first crossing, within distance back, of the
+// opposite ray of vertex v of src at pose ps with dst at pose pd, and
+// whether there is one.
+func OppositeRay(src, dst *narrow.Shape, ps, pd narrow.Pose, v int, back float64) (Gap, bool) {
+	ws, wd := place(src, ps), place(dst, pd)
+	scale := max(dst.Size(), src.Size(), 1e-300)
+	o, d := ws.verts[v], ws.norms[v] // the opposite ray: along the outward normal
+	g := Gap{Prim: -1, T: math.Inf(1)}
+	for i := 0; i < dst.NumPrims(); i++ {
+		t, n, in, margin, ok := wd.cross(i, o, d, tolBary)
+		if !ok || t < 0 || t > back {
+			continue
+		}
+		if math.Abs(margin) < tolBorder {
+			g.Borderline = g.Borderline || t < g.T+tolBorder*scale
+		}
+		if !in {
+			continue
+		}
+		if math.Abs(t-g.T) < tolBorder*scale || math.Abs(t-back) < tolBorder*scale {
+			g.Borderline = true
+		}
+		if t < g.T {
+			g.Prim, g.T, g.Normal = i, t, n
+		}
+	}
+	if g.Prim < 0 {
+		return g, false
+	}
+	g.Entering = d.Dot(g.Normal) < 0
+	return g, true
+}
+
+// CrossPrim returns where the line o + t·d crosses primitive prim of s at
+// pose p: t, the world outward normal, and the barycentric margin (≥ 0
+// within the primitive).
+func CrossPrim(s *narrow.Shape, p narrow.Pose, prim int, o, d mgl64.Vec3) (t float64, n mgl64.Vec3, margin float64, ok bool) {
+	w := place(s, p)
+	t, n, _, margin, ok = w.cross(prim, o, d, tolBary)
+	return t, n, margin, ok
+}

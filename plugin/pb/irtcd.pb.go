@@ -45,6 +45,7 @@ type Params struct {
 	ManifoldSize          int64                  `protobuf:"varint,8,opt,name=manifold_size,json=manifoldSize,proto3" json:"manifold_size,omitempty"`
 	ManifoldAngle         float64                `protobuf:"fixed64,9,opt,name=manifold_angle,json=manifoldAngle,proto3" json:"manifold_angle,omitempty"`
 	Reach                 float64                `protobuf:"fixed64,10,opt,name=reach,proto3" json:"reach,omitempty"`
+	Speculative           bool                   `protobuf:"varint,11,opt,name=speculative,proto3" json:"speculative,omitempty"`
 	unknownFields         protoimpl.UnknownFields
 	sizeCache             protoimpl.SizeCache
 }
@@ -147,6 +148,13 @@ func (x *Params) GetReach() float64 {
 		return x.Reach
 	}
 	return 0
+}
+
+func (x *Params) GetSpeculative() bool {
+	if x != nil {
+		return x.Speculative
+	}
+	return false
 }
 
 type ConfigureRequest struct {
@@ -668,6 +676,7 @@ type Stats struct {
 	LostRays       int64                  `protobuf:"varint,10,opt,name=lost_rays,json=lostRays,proto3" json:"lost_rays,omitempty"`
 	Predictions    int64                  `protobuf:"varint,11,opt,name=predictions,proto3" json:"predictions,omitempty"`
 	Contacts       int64                  `protobuf:"varint,12,opt,name=contacts,proto3" json:"contacts,omitempty"`
+	Speculative    int64                  `protobuf:"varint,13,opt,name=speculative,proto3" json:"speculative,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -782,6 +791,13 @@ func (x *Stats) GetPredictions() int64 {
 func (x *Stats) GetContacts() int64 {
 	if x != nil {
 		return x.Contacts
+	}
+	return 0
+}
+
+func (x *Stats) GetSpeculative() int64 {
+	if x != nil {
+		return x.Speculative
 	}
 	return 0
 }
@@ -1308,7 +1324,7 @@ var File_irtcd_proto protoreflect.FileDescriptor
 
 const file_irtcd_proto_rawDesc = "" +
 	"\n" +
-	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\xd9\x02\n" +
+	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\xfb\x02\n" +
 	"\x06Params\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\rR\x06method\x12\x1c\n" +
 	"\ttraversal\x18\x02 \x01(\rR\ttraversal\x12\x1a\n" +
@@ -1322,7 +1338,8 @@ const file_irtcd_proto_rawDesc = "" +
 	"\rmanifold_size\x18\b \x01(\x03R\fmanifoldSize\x12%\n" +
 	"\x0emanifold_angle\x18\t \x01(\x01R\rmanifoldAngle\x12\x14\n" +
 	"\x05reach\x18\n" +
-	" \x01(\x01R\x05reach\"]\n" +
+	" \x01(\x01R\x05reach\x12 \n" +
+	"\vspeculative\x18\v \x01(\bR\vspeculative\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
 	"\aworkers\x18\x02 \x01(\x05R\aworkers\"?\n" +
@@ -1351,7 +1368,7 @@ const file_irtcd_proto_rawDesc = "" +
 	"\tnum_pairs\x18\x02 \x01(\rR\bnumPairs\x12\x14\n" +
 	"\x05pairs\x18\x03 \x01(\fR\x05pairs\x12\x14\n" +
 	"\x05poses\x18\x04 \x01(\fR\x05poses\x12\x18\n" +
-	"\arecords\x18\x05 \x01(\fR\arecords\"\xb0\x03\n" +
+	"\arecords\x18\x05 \x01(\fR\arecords\"\xd2\x03\n" +
 	"\x05Stats\x12\x14\n" +
 	"\x05pairs\x18\x01 \x01(\x03R\x05pairs\x12%\n" +
 	"\x0estandard_pairs\x18\x02 \x01(\x03R\rstandardPairs\x12'\n" +
@@ -1365,7 +1382,8 @@ const file_irtcd_proto_rawDesc = "" +
 	"\tlost_rays\x18\n" +
 	" \x01(\x03R\blostRays\x12 \n" +
 	"\vpredictions\x18\v \x01(\x03R\vpredictions\x12\x1a\n" +
-	"\bcontacts\x18\f \x01(\x03R\bcontacts\"\x89\x01\n" +
+	"\bcontacts\x18\f \x01(\x03R\bcontacts\x12 \n" +
+	"\vspeculative\x18\r \x01(\x03R\vspeculative\"\x89\x01\n" +
 	"\vPairFailure\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\rR\x04code\x12\x18\n" +

@@ -49,11 +49,13 @@ func TestExperiments(t *testing.T) {
 			t.Errorf("%s: last progress %d/%d, want done = total > 0", e.Name, p[0], p[1])
 		}
 	}
-	// Table 2 reuses the avalanche's and spawner's re-projected runs: it
-	// simulates only its raw-ray runs (predictive and standard, two scenes).
+	// Table 2 reuses the avalanche's and spawner's re-projected runs (with
+	// and without speculative contacts): it simulates only its raw-ray runs
+	// (predictive, standard and predictive with speculative contacts, two
+	// scenes).
 	av, sp := scene3d.Avalanche(), scene3d.Spawner()
 	na, ns := cfg.scaled(avalancheN, 8), cfg.scaled(spawnerN, 8)
-	if want := 2*av.Steps(na) + 2*sp.Steps(ns); last["reprojection-scenes"][1] != want {
+	if want := 3*av.Steps(na) + 3*sp.Steps(ns); last["reprojection-scenes"][1] != want {
 		t.Errorf("reprojection-scenes simulated %d steps, want %d (the MTD runs shared)", last["reprojection-scenes"][1], want)
 	}
 
@@ -132,6 +134,9 @@ func TestExperiments(t *testing.T) {
 		}
 		if !finitePos(m["rayLengthIterative"]) || !finitePos(m["rayLengthPredictive"]) {
 			t.Errorf("%s: cumulative ray lengths %v, %v", name, m["rayLengthIterative"], m["rayLengthPredictive"])
+		}
+		if !(m["rayLengthSpeculative"] < m["rayLengthPredictive"]) {
+			t.Errorf("%s: cumulative ray length %v with speculative contacts, %v without; want less with", name, m["rayLengthSpeculative"], m["rayLengthPredictive"])
 		}
 	}
 	rm := byName["reprojection-scenes"].metrics

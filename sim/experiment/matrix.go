@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
@@ -27,6 +28,7 @@ type matrix struct {
 	scene        scene3d.Scene
 	n, basicN    int
 	bvh, basic   [3]*scene3d.Trace
+	spec         *scene3d.Trace // BVH, iterative + predictive with speculative contacts (narrow.Params.Speculative)
 	pics         *pictures
 	sameStd      bool // the basic and BVH standard runs saw the same pairs, contacts and depths (when basicN == n)
 	sameIter     bool // likewise for the iterative runs
@@ -35,21 +37,25 @@ type matrix struct {
 }
 
 // matrixSpecs returns the runs of a matrix: BVH then basic, each
-// standard, iterative, predictive.
-func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec) {
+// standard, iterative, predictive; and the BVH predictive run with
+// speculative contacts.
+func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec runSpec) {
 	for k, m := range methods {
 		bvh[k] = runSpec{scene: sc, n: n, params: narrow.Params{Method: m, Traversal: narrow.TraversalBVH}, ref: true}
 		basic[k] = runSpec{scene: sc, n: basicN, params: narrow.Params{Method: m, Traversal: narrow.TraversalBasic}}
 	}
-	return bvh, basic
+	spec = bvh[pred]
+	spec.params.Speculative = true
+	return bvh, basic, spec
 }
 
 // runMatrix runs the matrix of scene sc, rendering shots from the BVH
 // predictive run (irtcd's default).
 func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n, basicN int, shots []snapshot) (*matrix, error) {
-	bvh, basic := matrixSpecs(sc, n, basicN)
+	bvh, basic, spec := matrixSpecs(sc, n, basicN)
 	tr := newTracker(c, name)
 	tr.plan(c, bvh[:]...)
+	tr.plan(c, spec)
 	tr.plan(c, basic[:]...)
 	// The pictured run is always simulated: count it if it was cached.
 	if _, ok := c.runs.get(bvh[pred].key(c)); ok {
@@ -57,14 +63,16 @@ func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n
 	}
 	m := &matrix{scene: sc, n: n, basicN: basicN, basicReduced: basicN != n}
 	m.pics = &pictures{cfg: c, name: sc.Name, shots: shots}
-	// The three methods of a traversal run in lockstep.
-	frames := make([]func(*scene3d.Sim) error, 3)
+	// The three methods of a traversal run in lockstep (the BVH ones with
+	// the speculative run).
+	frames := make([]func(*scene3d.Sim) error, 4)
 	frames[pred] = m.pics.onFrame
-	out, err := c.lockstep(ctx, bvh[:], tr, frames)
+	out, err := c.lockstep(ctx, append(bvh[:], spec), tr, frames)
 	if err != nil {
 		return nil, err
 	}
 	copy(m.bvh[:], out)
+	m.spec = out[3]
 	if out, err = c.lockstep(ctx, basic[:], tr, nil); err != nil {
 		return nil, err
 	}
@@ -129,7 +137,14 @@ func accuracyReport(c *Config, s *Section, m *matrix, scene string, paperWrong, 
 	t.AddRow("cumulative ray length, iterative + predictive", "—", num(ap.rayLength, 1), "—")
 	t.AddRow("change of the cumulative ray length with prediction", change(-paperDecrease, 0), change(-dec, 1), ratio(dec, paperDecrease))
 	t.AddRow("cumulative ray length, standard algorithm at every step (for scale)", "—", num(as.rayLength, 1), "—")
+	asp := accuracyOf(m.spec.Steps, all)
+	decSpec := reduction(ai.rayLength, asp.rayLength)
+	t.AddRow("cumulative ray length, iterative + predictive with speculative contacts (irtcd option)", "—", num(asp.rayLength, 1), "—")
+	t.AddRow("change of the cumulative ray length with prediction and speculative contacts", change(-paperDecrease, 0), change(-decSpec, 1), ratio(decSpec, paperDecrease))
+	t.AddRow("speculative contacts: wrongly detected pairs, worst step / whole run; erroneous rays, whole run", "—",
+		pct(worstWrong(m.spec.Steps), 2)+" / "+pct(asp.wrongShare(), 3)+"; "+pct(asp.errShare(), 2), "—")
 	s.Tables = append(s.Tables, t)
+	s.Tables = append(s.Tables, speculativeCost(m, scene))
 	detail := &Table{
 		Caption: "Erroneous rays by kind (whole run, BVH): missed = a contact of the standard algorithm only; extra = of the variant only; mismatched = both, on a different primitive or at a depth differing by more than 1e-6 × the smaller shape's size.",
 		Header:  []string{"method", "rays compared", "erroneous", "missed", "extra", "mismatched", "pairs tested", "wrong pairs"},
@@ -169,7 +184,9 @@ reference's detection is outside the narrow-phase timings.`, unrestricted, reduc
 		SummaryRow{fmt.Sprintf("Wrongly detected pairs, iterative, %s, worst step", scene), "≤ " + pct(paperWrong, 1), pct(worst, 2), better(worst, paperWrong, false, 0)},
 		SummaryRow{fmt.Sprintf("Erroneous rays reduced by prediction, %s (best 0.5 s window / whole run)", scene), "up to 91 %", pct(red, 0) + " / " + pct(redAll, 0), better(red, 0.91, true, 0)},
 		SummaryRow{fmt.Sprintf("Cumulative ray length (total interpenetration) with prediction, %s", scene), change(-paperDecrease, 0), change(-dec, 0), better(dec, paperDecrease, true, 0)},
+		SummaryRow{fmt.Sprintf("Cumulative ray length with prediction and speculative contacts (irtcd option, not in the paper), %s", scene), change(-paperDecrease, 0), change(-decSpec, 0), better(decSpec, paperDecrease, true, 0)},
 	)
+	s.metric("rayLengthSpeculative", asp.rayLength)
 	s.metric("errShareIterative", ai.errShare())
 	s.metric("errSharePredictive", ap.errShare())
 	s.metric("rayLengthIterative", ai.rayLength)
@@ -201,6 +218,7 @@ func interpenetrationChart(c *Config, m *matrix, markers []marker) (Plot, error)
 			{name: "standard", xy: perStep(m.bvh[std], rl), col: colStandard},
 			{name: "iterative", xy: perStep(m.bvh[iter], rl), col: colIterative},
 			{name: "iterative + predictive", xy: perStep(m.bvh[pred], rl), col: colPredictive},
+			{name: "iterative + predictive, speculative contacts", xy: perStep(m.spec, rl), col: colBasicPred, dashed: true},
 		},
 	}
 	return ch.draw(c, "Total interpenetration per step: the sum of the standard algorithm's raw ray lengths on each run's own states (their sum over the run is the cumulative ray length).")
@@ -257,4 +275,41 @@ func fmtMs(v float64) string {
 		return num(v, 2)
 	}
 	return num(v, 0)
+}
+
+// worstWrong returns the largest share of wrongly detected pairs over the
+// steps that tested at least 100 pairs.
+func worstWrong(steps []scene3d.StepMetrics) float64 {
+	w, _, _ := worstWrongStep(steps, 100)
+	return w
+}
+
+// speculativeCost tabulates what speculative contacts cost: the BVH
+// predictive run without and with them, narrow phase and whole step
+// (same lockstep, so the same machine load).
+func speculativeCost(m *matrix, scene string) *Table {
+	all := span{"all", 0, len(m.bvh[pred].Steps)}
+	t := &Table{
+		Caption: fmt.Sprintf("Speculative contacts (narrow.Params.Speculative, an irtcd option the papers do not have), %s, BVH: every prediction also goes to the solver as a gap that may close but not overshoot. Means per step over the whole run; both runs in the same lockstep.", scene),
+		Header:  []string{"run", "narrow phase (ms)", "whole step (ms)", "contacts", "speculative contacts", "solver points (speculative)", "cumulative ray length"},
+		Align:   "lrrrrrr",
+	}
+	for _, r := range []struct {
+		name string
+		tr   *scene3d.Trace
+	}{{"iterative + predictive", m.bvh[pred]}, {"… with speculative contacts", m.spec}} {
+		var tot time.Duration
+		var contacts, specs, points, specPts int
+		for _, st := range r.tr.Steps {
+			tot += st.Total
+			contacts += st.Contacts
+			specs += st.SpeculativeContacts
+			points += st.Points
+			specPts += st.Speculative
+		}
+		n := float64(len(r.tr.Steps))
+		t.AddRow(r.name, num(meanNarrow(r.tr.Steps, all), 2), num(ms(tot)/n, 2), num(float64(contacts)/n, 0), num(float64(specs)/n, 0),
+			fmt.Sprintf("%s (%s)", num(float64(points)/n, 0), num(float64(specPts)/n, 0)), num(accuracyOf(r.tr.Steps, all).rayLength, 1))
+	}
+	return t
 }

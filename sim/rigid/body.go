@@ -77,7 +77,8 @@ type Body struct {
 	stillTime float64 // time spent under the sleep thresholds
 	island    int32   // while sleeping: the island it fell asleep with
 
-	aabb narrow.AABB // world bounds grown by the margin, for the broad phase
+	aabb  narrow.AABB // world bounds grown by the margin, for the broad phase
+	reach float64     // farthest distance of the shape's points from the centre of mass (at most)
 }
 
 // Name returns the body's name from its BodyDef.
@@ -188,6 +189,8 @@ func (d *BodyDef) build() (Body, error) {
 		b.localCOM = mp.Centroid
 		b.v, b.w = d.LinearVelocity, d.AngularVelocity
 	}
+	cx, cy, cz, r := d.Shape.BoundingSphere()
+	b.reach = r + mgl64.Vec3{cx, cy, cz}.Sub(b.localCOM).Len()
 	b.setPose(pose)
 	return b, nil
 }

@@ -40,6 +40,11 @@ type Config struct {
 	// RestitutionThreshold is the approach speed (m/s) below which contacts
 	// do not bounce.
 	RestitutionThreshold float64
+	// SpeculativeMargin (m): a speculative contact (a gap, see
+	// narrow.Params.Speculative) goes to the solver when its gap is under
+	// the distance its points approach in one step plus this margin, which
+	// covers what the step's other impulses and gravity add.
+	SpeculativeMargin float64
 	// WarmStart scales the impulses carried over from the previous step
 	// (1: all of them, 0: none). In [0, 1].
 	WarmStart float64
@@ -92,6 +97,7 @@ func DefaultConfig() Config {
 		CorrectionRate:        0.2,
 		MaxCorrectionVelocity: 2,
 		RestitutionThreshold:  1,
+		SpeculativeMargin:     0.01,
 		WarmStart:             1,
 		LinearSleep:           0.05,
 		AngularSleep:          0.1,
@@ -120,6 +126,8 @@ func (c *Config) Validate() error {
 		return bad("MaxCorrectionVelocity", c.MaxCorrectionVelocity)
 	case !finite(c.RestitutionThreshold) || c.RestitutionThreshold < 0:
 		return bad("RestitutionThreshold", c.RestitutionThreshold)
+	case !finite(c.SpeculativeMargin) || c.SpeculativeMargin < 0:
+		return bad("SpeculativeMargin", c.SpeculativeMargin)
 	case !finite(c.WarmStart) || c.WarmStart < 0 || c.WarmStart > 1:
 		return bad("WarmStart", c.WarmStart)
 	case !finite(c.LinearDamping) || c.LinearDamping < 0:

@@ -54,8 +54,8 @@ func (w *World) updateSleep() {
 	}
 	for k := range w.contacts {
 		c := &w.contacts[k]
-		if w.parent[c.a] < 0 || w.parent[c.b] < 0 {
-			continue
+		if w.parent[c.a] < 0 || w.parent[c.b] < 0 || c.depth < 0 && c.ln == 0 {
+			continue // a speculative point links bodies once it acts
 		}
 		ra, rb := w.find(c.a), w.find(c.b)
 		switch {

@@ -28,7 +28,7 @@ type contact struct {
 	vertex int32
 
 	p     mgl64.Vec3 // world point where impulses act
-	depth float64    // penetration along n
+	depth float64    // penetration along n; < 0: a speculative point's gap
 
 	// The directions: n (unit, from B towards A), then tangents t1, t2,
 	// with (t1, t2, n) orthonormal; per direction d, rA×d and rB×d and
@@ -106,7 +106,7 @@ func (w *World) wakeTouched(res []narrow.PairResult) {
 	}
 	found := false
 	for i := range res {
-		if len(res[i].Contacts) == 0 {
+		if len(res[i].Touching()) == 0 {
 			continue
 		}
 		a, b := &w.bodies[w.pairs[i].A], &w.bodies[w.pairs[i].B]
@@ -159,19 +159,31 @@ func (w *World) prepareBodies() {
 // buildContacts turns the pairs' manifolds into solver points, records the
 // step's contact statistics, warm-starts the points from the previous step
 // and applies the warm-start impulses.
+//
+// A speculative point (narrow.Params.Speculative: Depth < 0, a gap) becomes
+// a solver point only if the gap could close within the step: if it is
+// under the points' approach speed times Dt plus SpeculativeMargin. The
+// others could not act and would only cost iterations.
 func (w *World) buildContacts(res []narrow.PairResult) {
 	st := &w.stats
 	w.contacts = w.contacts[:0]
+	dt := w.cfg.Dt
 	for i := range res {
 		r := &res[i]
-		if len(r.Contacts) > 0 {
-			st.ContactPairs++
-		}
-		st.Contacts += len(r.Contacts)
+		touching := false
 		for k := range r.Contacts {
 			d := r.Contacts[k].Depth
+			if d < 0 {
+				st.Speculative++
+				continue
+			}
+			touching = true
+			st.Contacts++
 			st.DepthSum += d
 			st.DepthMax = max(st.DepthMax, d)
+		}
+		if touching {
+			st.ContactPairs++
 		}
 		if len(r.Manifolds) == 0 {
 			continue
@@ -182,6 +194,10 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			continue // nothing moves (a pair of woken bodies)
 		}
 		mu := math.Sqrt(a.friction * b.friction)
+		// No point of A approaches a point of B faster than vmax: gaps
+		// wider than reach cannot close within the step.
+		vmax := a.v.Sub(b.v).Len() + a.w.Len()*a.reach + b.w.Len()*b.reach
+		reach := vmax*dt + w.cfg.SpeculativeMargin
 		c0 := len(w.contacts)
 		for _, m := range r.Manifolds {
 			nl := m.Normal.Len()
@@ -189,11 +205,31 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 				continue
 			}
 			n := m.Normal.Mul(1 / nl)
-			t1, t2 := tangents(n)
-			st.Manifolds++
+			var t1, t2 mgl64.Vec3 // the tangents, once a point is kept
 			for k := range m.Points {
 				pt := &m.Points[k]
-				depth := max(0, pt.Depth*pt.NormalA().Dot(n))
+				var depth float64
+				if pt.Depth >= 0 {
+					depth = max(0, pt.Depth*pt.NormalA().Dot(n))
+				} else {
+					// The gap along n: the contact's along its own
+					// direction, projected (at most |Depth|).
+					depth = min(pt.Depth*max(pt.NormalA().Dot(n), 0), -math.SmallestNonzeroFloat64)
+					if -depth > reach {
+						continue
+					}
+					p := pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth))
+					ra, rb := p.Sub(a.com), p.Sub(b.com)
+					vn := n.Dot(a.v.Add(a.w.Cross(ra)).Sub(b.v.Add(b.w.Cross(rb))))
+					if -depth+vn*dt > w.cfg.SpeculativeMargin {
+						continue // cannot close within the step
+					}
+					st.SpeculativePoints++
+				}
+				if t1 == (mgl64.Vec3{}) {
+					t1, t2 = tangents(n)
+					st.Manifolds++
+				}
 				w.contacts = append(w.contacts, contact{
 					a: ia, b: ib, pair: r.ID, side: uint8(pt.From), vertex: pt.Vertex,
 					// The vertex P lies inside the other body and
@@ -215,7 +251,6 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 	}
 	st.Points = len(w.contacts)
 
-	dt := w.cfg.Dt
 	rate := w.cfg.CorrectionRate / dt
 	ws := w.cfg.WarmStart
 	j := 0
@@ -233,7 +268,12 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			}
 		}
 		vn := c.d[0].dot(vec(a.v).sub(vec(b.v))) + vec(a.w).dot(c.ra[0]) - vec(b.w).dot(c.rb[0])
-		if vn < -w.cfg.RestitutionThreshold {
+		switch {
+		case c.depth < 0:
+			// Speculative: the gap may close, not more (no bounce, no
+			// position correction).
+			c.bounce = c.depth / dt
+		case vn < -w.cfg.RestitutionThreshold:
 			c.bounce = -math.Max(a.restitution, b.restitution) * vn
 		}
 		if c.depth > w.cfg.Slop {

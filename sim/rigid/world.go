@@ -70,11 +70,14 @@ type StepStats struct {
 
 	Pairs        int     // narrow-phase pairs
 	ContactPairs int     // pairs with at least one contact
-	Contacts     int     // contacts of every pair (before manifold reduction)
+	Contacts     int     // contacts of every pair (before manifold reduction), speculative ones aside
 	DepthSum     float64 // sum of those contacts' depths: the step's total interpenetration
 	DepthMax     float64 // the deepest of them
-	Points       int     // manifold points handed to the solver
+	Points       int     // manifold points handed to the solver, speculative ones included
 	Manifolds    int     // manifolds handed to the solver
+
+	Speculative       int // speculative contacts (gaps) of every pair, before manifold reduction
+	SpeculativePoints int // speculative points handed to the solver (gaps that could close within the step)
 
 	Awake int // dynamic bodies awake after the step
 	Woken int // bodies woken during the step

@@ -103,10 +103,12 @@ type StepMetrics struct {
 	IterativePairs int // pairs updated iteratively
 	ContactPairs   int // pairs with at least one contact
 
-	Contacts int     // contacts (rays that hit), before manifold reduction
-	Points   int     // manifold points handed to the solver
-	DepthSum float64 // sum of the contacts' depths (the variant's cumulative ray length)
-	DepthMax float64 // deepest contact
+	Contacts            int     // contacts (rays that hit), before manifold reduction
+	Points              int     // manifold points handed to the solver
+	Speculative         int     // of which speculative points (gaps that could close within the step)
+	SpeculativeContacts int     // speculative contacts (gaps, narrow.Params.Speculative), before manifold reduction
+	DepthSum            float64 // sum of the contacts' depths (the variant's cumulative ray length)
+	DepthMax            float64 // deepest contact
 
 	// Reference metrics (zero unless Options.Reference): the standard
 	// algorithm on the same pairs and poses.
@@ -254,7 +256,7 @@ func New(scene Scene, opts Options) (*Sim, error) {
 	}
 	if opts.Reference {
 		rp := np
-		rp.Method = narrow.MethodStandard
+		rp.Method, rp.Speculative = narrow.MethodStandard, false
 		if opts.RefRawRays {
 			rp.Response = narrow.ResponseRay
 		}
@@ -315,24 +317,26 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 	}
 	st := s.World.Stats()
 	m := StepMetrics{
-		Step:           s.steps,
-		Bodies:         len(s.Setup.Bodies),
-		Awake:          st.Awake,
-		Narrow:         st.Narrow,
-		Total:          st.Total,
-		StandardRays:   st.Detect.StandardRays,
-		PredictiveRays: st.Detect.PredictiveRays,
-		IterativeRays:  st.Detect.IterativeRays,
-		LostRays:       st.Detect.LostRays,
-		Predictions:    st.Detect.Predictions,
-		Pairs:          st.Pairs,
-		StandardPairs:  st.Detect.StandardPairs,
-		IterativePairs: st.Detect.IterativePairs,
-		ContactPairs:   st.ContactPairs,
-		Contacts:       st.Contacts,
-		Points:         st.Points,
-		DepthSum:       st.DepthSum,
-		DepthMax:       st.DepthMax,
+		Step:                s.steps,
+		Bodies:              len(s.Setup.Bodies),
+		Awake:               st.Awake,
+		Narrow:              st.Narrow,
+		Total:               st.Total,
+		StandardRays:        st.Detect.StandardRays,
+		PredictiveRays:      st.Detect.PredictiveRays,
+		IterativeRays:       st.Detect.IterativeRays,
+		LostRays:            st.Detect.LostRays,
+		Predictions:         st.Detect.Predictions,
+		Pairs:               st.Pairs,
+		StandardPairs:       st.Detect.StandardPairs,
+		IterativePairs:      st.Detect.IterativePairs,
+		ContactPairs:        st.ContactPairs,
+		Contacts:            st.Contacts,
+		Points:              st.Points,
+		Speculative:         st.SpeculativePoints,
+		SpeculativeContacts: st.Speculative,
+		DepthSum:            st.DepthSum,
+		DepthMax:            st.DepthMax,
 	}
 	if s.ref != nil {
 		if err := s.reference(ctx, &m); err != nil {
@@ -365,7 +369,13 @@ func (s *Sim) reference(ctx context.Context, m *StepMetrics) error {
 	for i := range pairs {
 		p := &pairs[i]
 		c0 := len(s.qContacts)
-		s.qContacts = append(s.qContacts, res[i].Contacts...)
+		for k := range res[i].Contacts {
+			// Speculative contacts are gaps: the standard algorithm has
+			// none to compare them with.
+			if c := &res[i].Contacts[k]; !c.Speculative() {
+				s.qContacts = append(s.qContacts, *c)
+			}
+		}
 		s.qPairs = append(s.qPairs, refPair{id: p.ID, a: s.World.Body(p.A).Shape(), b: s.World.Body(p.B).Shape(),
 			poseA: p.PoseA, poseB: p.PoseB, c0: c0, c1: len(s.qContacts)})
 	}
