@@ -177,10 +177,11 @@ func TestBackendDeterminism(t *testing.T) {
 	}
 	_, ids := btNew(t, sh, narrow.Params{})
 	batch := btScriptedBatch(t, sh, ids, 160, steps)
-	for _, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodIterative} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodPredictive}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive, Speculative: true}} {
+		m := p.Method
 		var want []*narrow.Result
 		for _, workers := range []int{1, 2, 7} {
-			be, _ := btNew(t, sh, narrow.Params{Method: m}, cpubackend.WithWorkers(workers))
+			be, _ := btNew(t, sh, p, cpubackend.WithWorkers(workers))
 			var res narrow.Result
 			var sum narrow.Stats
 			for k, pairs := range batch {
@@ -195,8 +196,8 @@ func TestBackendDeterminism(t *testing.T) {
 				}
 			}
 			if workers == 1 {
-				t.Logf("%v: %d pair-steps: %d standard, %d iterative, %d contacts", m, sum.Pairs, sum.StandardPairs, sum.IterativePairs, sum.Contacts)
-				if sum.StandardPairs == 0 || sum.IterativePairs == 0 || sum.Contacts == 0 || sum.FailedPairs != 0 {
+				t.Logf("%v (speculative %v): %d pair-steps: %d standard, %d iterative, %d contacts, %d speculative", m, p.Speculative, sum.Pairs, sum.StandardPairs, sum.IterativePairs, sum.Contacts, sum.Speculative)
+				if sum.StandardPairs == 0 || sum.IterativePairs == 0 || sum.Contacts == 0 || sum.FailedPairs != 0 || p.Speculative != (sum.Speculative > 0) {
 					t.Fatalf("%v: the batch does not exercise both kinds of step: %+v", m, sum)
 				}
 			}
@@ -209,10 +210,11 @@ func TestBackendDeterminism(t *testing.T) {
 // for one prepared in parallel blocks.
 func TestBackendZeroAllocs(t *testing.T) {
 	sh := btLoad(t)
-	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive}, {Method: narrow.MethodPredictive, Speculative: true}} {
+		m := p.Method
 		for _, n := range []int{6, 130} {
-			t.Run(fmt.Sprintf("%v/pairs=%d", m, n), func(t *testing.T) {
-				be, ids := btNew(t, sh, narrow.Params{Method: m}, cpubackend.WithWorkers(2))
+			t.Run(fmt.Sprintf("%v/speculative=%v/pairs=%d", m, p.Speculative, n), func(t *testing.T) {
+				be, ids := btNew(t, sh, p, cpubackend.WithWorkers(2))
 				batch := btScriptedBatch(t, sh, ids, n, 24)
 				var res narrow.Result
 				ctx := context.Background()

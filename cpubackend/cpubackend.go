@@ -7,13 +7,15 @@
 // Per pair it runs the standard algorithm (narrow), or the iterative update
 // (package iterative) while the pair's displacement since its last standard
 // step stays under the threshold, with predictions (package predictive), and
-// turns hits into contacts and manifolds (package reprojection).
+// turns hits into contacts and manifolds (package reprojection); with
+// narrow.Params.Speculative, predictions into speculative contacts too.
 package cpubackend
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -108,6 +110,29 @@ type job struct {
 	a, b      *narrow.Shape
 	dirs      *[2]narrow.Direction // nil unless set by setDirs this step
 	rel       iterative.Rel        // the pair's relative placement this step
+	gapMax    float64              // speculative contacts with wider gaps are not returned (see speculativeGap)
+}
+
+// A speculative contact is returned only if its gap could close within a
+// step: if it is at most speculativeGrowth times the pair's relative
+// displacement over its last step with work (Eq. 2's bound, since
+// iterative.PairState.Last; an overestimate when that step was longer
+// ago), which allows the speed to double, plus speculativeSlack ×
+// DisplacementThreshold, which lets a pair at rest start to move. A pair
+// without such a step returns all its predictions.
+const (
+	speculativeGrowth = 2
+	speculativeSlack  = 0.1
+)
+
+// speculativeGap sets j.gapMax for a pair with state.
+func (j *job) speculativeGap() {
+	_, _, _, rA := j.a.BoundingSphere()
+	_, _, _, rB := j.b.BoundingSphere()
+	j.gapMax = math.Inf(1)
+	if d, ok := j.st.Moved(&j.rel, rA, rB); ok {
+		j.gapMax = speculativeGrowth*d + speculativeSlack*j.res.DisplacementThreshold
+	}
 }
 
 // task is one work item: a range of vertices (standard step) or of rays
@@ -379,6 +404,11 @@ func (b *Backend) doDecide(k, _ int) {
 	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
 		if j := &b.jobs[i]; j.err == nil {
 			j.search = b.decide(j, i)
+			if j.dirs != nil && j.st != nil && j.res.Speculative {
+				// Only a pair that casts rays can return speculative
+				// contacts: the others need not read their Last.
+				j.speculativeGap()
+			}
 		}
 	}
 }
@@ -613,9 +643,7 @@ func (b *Backend) doTask(i, _ int) {
 				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: p, Predicted: true})
 				t.stats.Predictions++
 				if r.Speculative {
-					t.contacts = grow(t.contacts)
-					reprojection.FillSpeculative(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Bwd)
-					t.stats.Speculative++
+					t.speculative(j, r, dir, v, &out.O, &out.D, out.Bwd)
 				}
 			}
 		}
@@ -650,9 +678,7 @@ func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Reso
 				t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: p, Predicted: true})
 				preds++
 				if r.Speculative {
-					t.contacts = grow(t.contacts)
-					reprojection.FillSpeculative(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
-					t.stats.Speculative++
+					t.speculative(j, r, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
 				}
 			} else {
 				lost++
@@ -666,6 +692,25 @@ func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Reso
 	t.stats.OcclusionRays += occl
 	t.stats.LostRays += lost
 	t.stats.Predictions += preds
+}
+
+// speculative adds the speculative contact of a prediction of vertex v
+// (narrow.Params.Speculative) if its gap is at most j.gapMax.
+func (t *task) speculative(j *job, r *narrow.Resolved, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
+	// The gap as FillSpeculative makes it (|Depth|), without the contact:
+	// along the ray for raw rays, re-projected on the face normal
+	// otherwise; most predictions of a pair at rest are dropped here.
+	gap := -h.T
+	if gap > j.gapMax && r.Response != narrow.ResponseRay {
+		fx, fy, fz := dir.Dst.FaceNormalXYZ(h.Prim)
+		gap *= max(d[0]*fx+d[1]*fy+d[2]*fz, 0)
+	}
+	if gap > j.gapMax {
+		return
+	}
+	t.contacts = grow(t.contacts)
+	reprojection.FillSpeculative(&t.contacts[len(t.contacts)-1], r.Response, dir, v, o, d, h)
+	t.stats.Speculative++
 }
 
 // grow extends cs by one element whose value the caller overwrites
@@ -701,6 +746,9 @@ func (b *Backend) doMerge(i, w int) {
 		return
 	}
 	j.st.Commit()
+	if j.res.Speculative {
+		j.st.SetLast(&j.rel)
+	}
 	switch {
 	case !j.iterative:
 		// A direction is worth a clearance search later if it cast no

@@ -201,3 +201,78 @@ func TestSpeculativeIterative(t *testing.T) {
 	}
 	t.Logf("%d iterative steps of 40, %d speculative contacts checked", iterSteps, checked)
 }
+
+// TestSpeculativeGapBound moves a small box down onto a wide one, the same
+// distance every step, and checks which predictions become speculative
+// contacts: none at rest after the first step, none whose gap exceeds
+// twice the step's travel plus a tenth of DisplacementThreshold, and the
+// box's four lower corners at the step before it would sink in.
+func TestSpeculativeGapBound(t *testing.T) {
+	small, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := narrow.NewBox(mgl64.Vec3{-2, -1, -2}, mgl64.Vec3{2, 0, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := narrow.Params{Speculative: true}
+	res := p.Resolve(small, wide)
+	const v = 0.01 // travel per step
+	bound := 2*v + 0.1*res.DisplacementThreshold
+	for _, moving := range []bool{false, true} {
+		t.Run(fmt.Sprintf("moving=%v", moving), func(t *testing.T) {
+			be, err := cpubackend.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			ia, _ := be.RegisterShape(small)
+			ib, _ := be.RegisterShape(wide)
+			gap := 0.04
+			var r narrow.Result
+			closing := 0
+			for step := 0; step < 4; step++ {
+				pa := narrow.Pose{Pos: mgl64.Vec3{0.13, 0.5 + gap, 0.21}, Rot: mgl64.QuatIdent()}
+				if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: narrow.Identity}}, &r); err != nil {
+					t.Fatal(err)
+				}
+				var specs []narrow.Contact
+				for _, c := range r.Pairs[0].Contacts {
+					if c.Speculative() {
+						specs = append(specs, c)
+					}
+				}
+				st := r.Stats
+				switch {
+				case st.Predictions == 0:
+					t.Fatalf("step %d (gap %.3f): no prediction, the scene tests nothing", step, gap)
+				case step == 0 && len(specs) != st.Predictions:
+					t.Errorf("step 0: %d speculative contacts for %d predictions, want all", len(specs), st.Predictions)
+				case step > 0 && !moving && len(specs) != 0:
+					t.Errorf("step %d at rest: %d speculative contacts, want none", step, len(specs))
+				}
+				for _, c := range specs {
+					if step > 0 && -c.Depth > bound*(1+1e-9) {
+						t.Errorf("step %d: speculative contact with gap %.4f, above the bound %.4f", step, -c.Depth, bound)
+					}
+					if math.Abs(-c.Depth-gap) > 1e-9 || c.From != narrow.SideA {
+						t.Errorf("step %d: speculative contact from %v, gap %.6f, want A's corners at %.6f", step, c.From, -c.Depth, gap)
+					}
+				}
+				if moving && step > 0 && gap <= v+1e-9 {
+					closing++
+					if len(specs) != 4 {
+						t.Errorf("step %d: gap %.3f closes next step, %d speculative contacts, want the 4 lower corners", step, gap, len(specs))
+					}
+				}
+				if moving {
+					gap -= v
+				}
+			}
+			if moving && closing == 0 {
+				t.Fatal("no step before the boxes meet")
+			}
+		})
+	}
+}

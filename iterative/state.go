@@ -53,6 +53,11 @@ type PairState struct {
 	// depend on nothing else).
 	Params narrow.Resolved
 	Next   [2][]Ray // being built this step; swapped into Rays by Commit
+	// Last is the pair's relative placement at the last step that
+	// recorded one (SetLast), and HasLast whether there is one: Moved
+	// measures from it.
+	Last    Rel
+	HasLast bool
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
@@ -161,10 +166,28 @@ func (s *PairState) Within(rel *Rel, rA, rB, threshold float64) bool {
 	return t0+a*rA <= threshold && t1+a*rB <= threshold
 }
 
-// parts returns the translation terms of Eq. 2 (A's centre in B's frame,
-// B's in A's) and |v|, |w| of q_ni⁻¹·q.
-func (s *PairState) parts(rel *Rel) (t0, t1, sv, cw float64) {
-	ni := &s.RelNI
+// Moved returns Eq. 2's bound (the larger of the two directions, as
+// Displacement) on how far any vertex of either body has moved relative
+// to the other since Last, and false when there is no Last.
+func (s *PairState) Moved(rel *Rel, rA, rB float64) (float64, bool) {
+	if !s.HasLast {
+		return 0, false
+	}
+	t0, t1, sv, cw := parts(&s.Last, rel)
+	a := 2 * math.Atan2(sv, cw)
+	return max(t0+a*rA, t1+a*rB), true
+}
+
+// SetLast records the pair's placement rel for Moved.
+func (s *PairState) SetLast(rel *Rel) { s.Last, s.HasLast = *rel, true }
+
+// parts returns the translation terms of Eq. 2 against the last standard
+// step.
+func (s *PairState) parts(rel *Rel) (t0, t1, sv, cw float64) { return parts(&s.RelNI, rel) }
+
+// parts returns the translation terms of Eq. 2 between placements ni and
+// rel (A's centre in B's frame, B's in A's) and |v|, |w| of q_ni⁻¹·q.
+func parts(ni, rel *Rel) (t0, t1, sv, cw float64) {
 	// q_ni⁻¹·q, written out.
 	aw, ax, ay, az := ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]
 	bw, bx, by, bz := rel.Q[0], rel.Q[1], rel.Q[2], rel.Q[3]
@@ -344,7 +367,7 @@ func (st *Store) Put(i int, id uint64, s *PairState) {
 func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 
 func (s *PairState) reset(a, b narrow.ShapeID) {
-	s.A, s.B, s.Valid, s.HasParams = a, b, false, false
+	s.A, s.B, s.Valid, s.HasParams, s.HasLast = a, b, false, false, false
 	s.Clear, s.Quiet = [2]float64{}, [2]bool{}
 	for k := range s.Rays {
 		s.Rays[k] = s.Rays[k][:0]

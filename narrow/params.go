@@ -153,6 +153,12 @@ type Params struct {
 	// sunk in. Off by default: the paper's prediction only seeds the
 	// next iterative step, and a solver that reads every Depth as a
 	// penetration must not get gaps. Only with MethodPredictive.
+	//
+	// Only gaps that could close within a step are returned: at most
+	// twice the pair's relative displacement over its last step (Eq. 2
+	// of Lehericey et al. 2013, between the two steps' placements) plus
+	// a tenth of DisplacementThreshold. A pair's first step returns every
+	// prediction.
 	Speculative bool
 }
 

@@ -350,6 +350,9 @@ func TestParamsValidate(t *testing.T) {
 		{"unknown Method", Params{Method: MethodStandard + 1}, false},
 		{"unknown Traversal", Params{Traversal: TraversalBasic + 1}, false},
 		{"unknown Response", Params{Response: ResponseWeighted + 1}, false},
+		{"Speculative, predictive", Params{Method: MethodPredictive, Speculative: true}, true},
+		{"Speculative, iterative", Params{Method: MethodIterative, Speculative: true}, false},
+		{"Speculative, standard", Params{Method: MethodStandard, Speculative: true}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -479,5 +482,38 @@ func TestParamsResolve(t *testing.T) {
 				t.Errorf("ManifoldCos = %v, want cos(%v)", r.ManifoldCos, ang)
 			}
 		})
+	}
+}
+
+func TestPairResultTouching(t *testing.T) {
+	contact := func(depth float64) Contact { return Contact{Depth: depth} }
+	m := func(depths ...float64) Manifold {
+		var m Manifold
+		for _, d := range depths {
+			m.Points = append(m.Points, contact(d))
+		}
+		return m
+	}
+	cases := []struct {
+		name string
+		ms   []Manifold
+		want int
+	}{
+		{"none", nil, 0},
+		{"contacts only", []Manifold{m(0.1, 0), m(0.2)}, 2},
+		{"speculative only", []Manifold{m(-0.1), m(-0.2, -0.3)}, 0},
+		{"both", []Manifold{m(0.1), m(0), m(-0.01, -0.02)}, 2},
+	}
+	for _, c := range cases {
+		r := PairResult{Manifolds: c.ms}
+		got := r.Touching()
+		if len(got) != c.want {
+			t.Errorf("%s: %d manifolds touching, want %d", c.name, len(got), c.want)
+		}
+		for _, g := range got {
+			if g.Points[0].Speculative() {
+				t.Errorf("%s: a speculative manifold among the touching ones", c.name)
+			}
+		}
 	}
 }

@@ -121,6 +121,33 @@ func TestWireParams(t *testing.T) {
 	}
 }
 
+// TestWireStats: every field of narrow.Stats crosses the wire, through the
+// generated protobuf code and through the hand-written encoding of the
+// shared-memory transports alike.
+func TestWireStats(t *testing.T) {
+	var s narrow.Stats
+	v := reflect.ValueOf(&s).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).Kind() != reflect.Int {
+			t.Fatalf("narrow.Stats.%s: kind %v not handled", v.Type().Field(i).Name, v.Field(i).Kind())
+		}
+		v.Field(i).SetInt(int64(3 + 5*i))
+	}
+	b, err := proto.Marshal(encodeStats(&s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, enc := range map[string][]byte{"protobuf": b, "appendStats": appendStats(nil, &s)} {
+		var m pb.Stats
+		if err := proto.Unmarshal(enc, &m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := decodeStats(&m); got != s {
+			t.Errorf("%s: stats %+v came back as %+v", name, s, got)
+		}
+	}
+}
+
 // samePairs reports whether two batches of pairs are equal bit for bit.
 func samePairs(a, b []narrow.Pair) bool {
 	if len(a) != len(b) {

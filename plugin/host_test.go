@@ -53,6 +53,7 @@ func TestPluginMatchesInProcess(t *testing.T) {
 		p    narrow.Params
 	}{
 		{"predictive", narrow.Params{}},
+		{"predictive-speculative", narrow.Params{Speculative: true}},
 		{"iterative-hermann", narrow.Params{Method: narrow.MethodIterative, Confidence: 3, Reach: -1}},
 		{"standard-basic-ray", narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, ManifoldSize: 3}},
 	} {
@@ -75,6 +76,9 @@ func TestPluginMatchesInProcess(t *testing.T) {
 				}
 				if tc.p.Method == narrow.MethodPredictive && st.Predictions == 0 {
 					t.Errorf("no predictions: %+v", st)
+				}
+				if tc.p.Speculative != (st.Speculative > 0) {
+					t.Errorf("speculative %v: %d speculative contacts", tc.p.Speculative, st.Speculative)
 				}
 				if h.Restarts() != 0 || h.FellBack() {
 					t.Errorf("%d restarts, fell back %v", h.Restarts(), h.FellBack())

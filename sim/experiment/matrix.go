@@ -290,7 +290,7 @@ func worstWrong(steps []scene3d.StepMetrics) float64 {
 func speculativeCost(m *matrix, scene string) *Table {
 	all := span{"all", 0, len(m.bvh[pred].Steps)}
 	t := &Table{
-		Caption: fmt.Sprintf("Speculative contacts (narrow.Params.Speculative, an irtcd option the papers do not have), %s, BVH: every prediction also goes to the solver as a gap that may close but not overshoot. Means per step over the whole run; both runs in the same lockstep.", scene),
+		Caption: fmt.Sprintf("Speculative contacts (narrow.Params.Speculative, an irtcd option the papers do not have), %s, BVH: the predictions whose gap could close within a step also go to the solver, as gaps that may close but not overshoot. Means per step over the whole run; both runs in the same lockstep.", scene),
 		Header:  []string{"run", "narrow phase (ms)", "whole step (ms)", "contacts", "speculative contacts", "solver points (speculative)", "cumulative ray length"},
 		Align:   "lrrrrrr",
 	}

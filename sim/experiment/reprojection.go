@@ -74,7 +74,7 @@ tall), so the comparison is the decrease, the paper's last column.`,
 		Align:   "lrrrrrrr",
 	}
 	detail := &Table{
-		Caption: "The same with the standard algorithm at every step instead of IRTCD, and with speculative contacts (narrow.Params.Speculative, an irtcd option the paper does not have: predictions go to the solver as gaps that may close but not overshoot), and each run's own contact depths (Σ depth of its contacts in its own response: |r| for raw rays, r·n for re-projection).",
+		Caption: "The same with the standard algorithm at every step instead of IRTCD, and with speculative contacts (narrow.Params.Speculative, an irtcd option the paper does not have: predictions whose gap could close within a step go to the solver as gaps that may close but not overshoot), and each run's own contact depths (Σ depth of its contacts in its own response: |r| for raw rays, r·n for re-projection).",
 		Header:  []string{"scene, detection", "raw rays: Σ|r| (standard)", "re-projection: Σ|r| (standard)", "change", "raw rays: own Σ depth", "re-projection: own Σ depth (r·n)"},
 		Align:   "lrrrrr",
 	}

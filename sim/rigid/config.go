@@ -75,7 +75,8 @@ type Config struct {
 	Backend narrow.Backend
 	// Params configures the backend NewWorld creates (ignored with
 	// Backend). The zero value is irtcd's default: iterative + predictive,
-	// BVH, MTD re-projection, 4-point manifolds.
+	// BVH, MTD re-projection, 4-point manifolds; Speculative turns on
+	// speculative contacts, which the solver supports.
 	Params  narrow.Params
 	Workers int
 	// Logger receives the backend's logs (nil: slog.Default()).
@@ -84,7 +85,8 @@ type Config struct {
 
 // DefaultConfig returns the default configuration: gravity 9.81 m/s² along
 // −y, 1/60 s steps, 10 velocity and 4 position iterations, slop 5 mm,
-// correction rate 0.2 capped at 2 m/s, restitution threshold 1 m/s, full
+// correction rate 0.2 capped at 2 m/s, restitution threshold 1 m/s,
+// speculative margin 1 cm (used only with narrow.Params.Speculative), full
 // warm starting, no damping, sleeping after 0.5 s under 0.05 m/s and
 // 0.1 rad/s, broad-phase margin 0.1 × shape size.
 func DefaultConfig() Config {

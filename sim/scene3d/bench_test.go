@@ -168,7 +168,8 @@ func pileAtRest() (*benchscene.Recorder, error) {
 // avalanche's phase C at full size: the last 100 steps of the 512-bunny
 // avalanche (recorded once, about 6,700 pairs a step, most of them boxes
 // that overlap without contact) replayed through a fresh backend of each
-// method with one worker per GOMAXPROCS (go test -cpu 1,2 compares one
+// method (and of predictive with speculative contacts, on the same
+// recorded poses) with one worker per GOMAXPROCS (go test -cpu 1,2 compares one
 // worker with two). The first 10 replayed steps warm the backend up (its
 // first step is a standard one for every pair) and are not timed. With
 // cache=cold, 32 MiB are written between steps, outside the timings, as
@@ -183,18 +184,22 @@ func BenchmarkPileAtRest(b *testing.B) {
 	}
 	const warm = 10
 	junk := make([]byte, 32<<20)
-	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive}, {Method: narrow.MethodPredictive, Speculative: true}} {
+		method := p.Method.String()
+		if p.Speculative {
+			method += "-speculative"
+		}
 		for _, cold := range []bool{true, false} {
-			name := "method=" + m.String() + "/cache=warm"
+			name := "method=" + method + "/cache=warm"
 			if cold {
-				name = "method=" + m.String() + "/cache=cold"
+				name = "method=" + method + "/cache=cold"
 			}
 			b.Run(name, func(b *testing.B) {
 				var t time.Duration
 				var pairs, steps int
 				var res narrow.Result
 				for i := 0; i < b.N; i++ {
-					be, err := cpubackend.New(narrow.Params{Method: m})
+					be, err := cpubackend.New(p)
 					if err != nil {
 						b.Fatal(err)
 					}
