@@ -75,8 +75,9 @@ type Config struct {
 	Backend narrow.Backend
 	// Params configures the backend NewWorld creates (ignored with
 	// Backend). The zero value is irtcd's default: iterative + predictive,
-	// BVH, MTD re-projection, 4-point manifolds; Speculative turns on
-	// speculative contacts, which the solver supports.
+	// BVH, MTD re-projection, 4-point manifolds. DefaultConfig adds
+	// speculative contacts (narrow.Params.Speculative), which this solver
+	// supports: bodies sink into each other far less (docs/RESULTS.md).
 	Params  narrow.Params
 	Workers int
 	// Logger receives the backend's logs (nil: slog.Default()).
@@ -86,9 +87,9 @@ type Config struct {
 // DefaultConfig returns the default configuration: gravity 9.81 m/s² along
 // −y, 1/60 s steps, 10 velocity and 4 position iterations, slop 5 mm,
 // correction rate 0.2 capped at 2 m/s, restitution threshold 1 m/s,
-// speculative margin 1 cm (used only with narrow.Params.Speculative), full
-// warm starting, no damping, sleeping after 0.5 s under 0.05 m/s and
-// 0.1 rad/s, broad-phase margin 0.1 × shape size.
+// speculative contacts with a 1 cm margin, full warm starting, no
+// damping, sleeping after 0.5 s under 0.05 m/s and 0.1 rad/s, broad-phase
+// margin 0.1 × shape size.
 func DefaultConfig() Config {
 	return Config{
 		Gravity:               mgl64.Vec3{0, -9.81, 0},
@@ -105,6 +106,7 @@ func DefaultConfig() Config {
 		AngularSleep:          0.1,
 		TimeToSleep:           0.5,
 		MarginFactor:          0.1,
+		Params:                narrow.Params{Speculative: true},
 	}
 }
 

@@ -78,6 +78,21 @@
 // in one step would throw them), which move the bodies but are then
 // forgotten, so position correction adds no kinetic energy.
 //
+// # Speculative contacts
+//
+// With narrow.Params.Speculative (on in DefaultConfig) the backend also
+// returns predictions as speculative contacts: Depth < 0 is minus a gap
+// between a vertex outside the other body and the surface its opposite ray
+// enters. Such a point's normal row has the target velocity −gap/Dt (the
+// gap may close within the step, not overshoot), no restitution and no
+// position correction; its friction is bounded by its normal impulse, so
+// it exerts none until it closes. A speculative point reaches the solver
+// only if its gap could close within the step (under its approach speed
+// times Dt plus SpeculativeMargin); it links islands only once it pushes,
+// and wakes no one (a sleeping body holds still against it like a static
+// one, and the contact that follows wakes it). Bodies then stop at
+// surfaces instead of sinking in by up to a step's travel.
+//
 // # Determinism
 //
 // The same bodies added in the same order with the same configuration give
