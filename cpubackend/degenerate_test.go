@@ -86,17 +86,29 @@ func pose3(x, y, z float64) narrow.Pose {
 	return narrow.Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()}
 }
 
-// detectFull runs one standard step on one pair and returns copies of its
-// contacts, manifolds and step statistics.
-func detectFull(t testing.TB, p narrow.Params, a, b *narrow.Shape, pa, pb narrow.Pose) ([]narrow.Contact, []narrow.Manifold, narrow.Stats) {
+// pairBackend returns a backend, closed when the test ends, with shapes a
+// and b registered.
+func pairBackend(t testing.TB, p narrow.Params, a, b *narrow.Shape) (be *cpubackend.Backend, ia, ib narrow.ShapeID) {
 	t.Helper()
 	be, err := cpubackend.New(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer be.Close()
-	ia, _ := be.RegisterShape(a)
-	ib, _ := be.RegisterShape(b)
+	t.Cleanup(func() { be.Close() })
+	if ia, err = be.RegisterShape(a); err == nil {
+		ib, err = be.RegisterShape(b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return be, ia, ib
+}
+
+// detectFull runs one standard step on one pair and returns copies of its
+// contacts, manifolds and step statistics.
+func detectFull(t testing.TB, p narrow.Params, a, b *narrow.Shape, pa, pb narrow.Pose) ([]narrow.Contact, []narrow.Manifold, narrow.Stats) {
+	t.Helper()
+	be, ia, ib := pairBackend(t, p, a, b)
 	var res narrow.Result
 	if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
 		t.Fatal(err)

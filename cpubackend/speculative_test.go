@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/internal/reference"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -130,22 +129,10 @@ func TestSpeculativeIterative(t *testing.T) {
 	a, b := loadMesh(t, "bunny"), loadMesh(t, "torus")
 	rng := rand.New(rand.NewPCG(3, 5))
 	p := narrow.Params{Speculative: true}
-	plainP := narrow.Params{}
-	be, err := cpubackend.New(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	plain, err := cpubackend.New(plainP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
 	var ids [2][2]narrow.ShapeID
-	for k, x := range []narrow.Backend{be, plain} {
-		ids[k][0], _ = x.RegisterShape(a)
-		ids[k][1], _ = x.RegisterShape(b)
-	}
+	be, ia, ib := pairBackend(t, p, a, b)
+	plain, pa0, pb0 := pairBackend(t, narrow.Params{}, a, b)
+	ids[0], ids[1] = [2]narrow.ShapeID{ia, ib}, [2]narrow.ShapeID{pa0, pb0}
 	cull := p.Resolve(a, b).CullingDist
 	scale := max(a.Size(), b.Size())
 	pa, pb := reference.RandomOverlap(rng, a, b, 0.6)
@@ -222,13 +209,7 @@ func TestSpeculativeGapBound(t *testing.T) {
 	bound := 2*v + 0.1*res.DisplacementThreshold
 	for _, moving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("moving=%v", moving), func(t *testing.T) {
-			be, err := cpubackend.New(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer be.Close()
-			ia, _ := be.RegisterShape(small)
-			ib, _ := be.RegisterShape(wide)
+			be, ia, ib := pairBackend(t, p, small, wide)
 			gap := 0.04
 			var r narrow.Result
 			closing := 0
