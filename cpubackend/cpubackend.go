@@ -697,15 +697,9 @@ func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Reso
 // speculative adds the speculative contact of a prediction of vertex v
 // (narrow.Params.Speculative) if its gap is at most j.gapMax.
 func (t *task) speculative(j *job, r *narrow.Resolved, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
-	// The gap as FillSpeculative makes it (|Depth|), without the contact:
-	// along the ray for raw rays, re-projected on the face normal
-	// otherwise; most predictions of a pair at rest are dropped here.
-	gap := -h.T
-	if gap > j.gapMax && r.Response != narrow.ResponseRay {
-		fx, fy, fz := dir.Dst.FaceNormalXYZ(h.Prim)
-		gap *= max(d[0]*fx+d[1]*fy+d[2]*fz, 0)
-	}
-	if gap > j.gapMax {
+	// Most predictions of a pair at rest are dropped here, before their
+	// contact is made; the gap along the ray bounds the re-projected one.
+	if -h.T > j.gapMax && reprojection.Gap(r.Response, dir, d, h) > j.gapMax {
 		return
 	}
 	t.contacts = grow(t.contacts)

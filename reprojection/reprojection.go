@@ -49,6 +49,18 @@ func FillSpeculative(c *narrow.Contact, mode narrow.Response, dir *narrow.Direct
 	}
 }
 
+// Gap returns the gap (−Depth) of the speculative contact FillSpeculative
+// would make of the same prediction, without making it: −h.T along the
+// ray for ResponseRay, −h.T·(d·n) otherwise.
+func Gap(mode narrow.Response, dir *narrow.Direction, d *[3]float64, h narrow.Hit) float64 {
+	g := -min(h.T, 0)
+	if mode == narrow.ResponseRay {
+		return g
+	}
+	fx, fy, fz := dir.Dst.FaceNormalXYZ(h.Prim)
+	return g * max(d[0]*fx+d[1]*fy+d[2]*fz, 0)
+}
+
 // fill writes the contact of a ray of length dist (negative: a gap) that
 // meets primitive prim.
 func fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, prim int32, dist float64) {

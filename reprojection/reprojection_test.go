@@ -202,3 +202,52 @@ func standard(d *narrow.Direction, v int32, back float64, trav narrow.Traversal)
 	d.Standard(&out, v, back, trav)
 	return out
 }
+
+// TestFillSpeculative hovers the cube 0.03 above the ground: a lower
+// corner's ray finds no contact, its opposite ray enters the ground, and
+// the speculative contact's depth is minus the gap: its height under MTD
+// (Dir the ground's normal), its distance along the corner's diagonal for
+// raw rays. Gap gives the same gaps without the contact.
+func TestFillSpeculative(t *testing.T) {
+	const h = 0.03
+	a := box(t, mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	b := box(t, mgl64.Vec3{-3, -2, -4}, mgl64.Vec3{7, 0, 5})
+	pa := narrow.Pose{Pos: mgl64.Vec3{0.1, 0.5 + h, 0.2}, Rot: mgl64.QuatIdent()}
+	var dir narrow.Direction
+	dir.Setup(narrow.SideA, a, b, pa, narrow.Identity, 0)
+	var v int32 = -1
+	for i := range a.NumVertices() {
+		if a.Vertex(i)[1] < 0 {
+			v = int32(i)
+			break
+		}
+	}
+	out := standard(&dir, v, 0.2, narrow.TraversalBVH)
+	if out.Contact || out.Bwd.Prim < 0 || !out.Bwd.Inside {
+		t.Fatalf("%+v, want no contact and an opposite ray entering the ground", out)
+	}
+	for _, tc := range []struct {
+		mode  narrow.Response
+		depth float64
+		dir   mgl64.Vec3
+	}{
+		{narrow.ResponseMTD, -h, mgl64.Vec3{0, 1, 0}},
+		{narrow.ResponseRay, -h * math.Sqrt(3), a.VertexNormal(int(v)).Mul(-1)},
+		{narrow.ResponseWeighted, -h, a.VertexNormal(int(v)).Mul(-1)},
+	} {
+		var c narrow.Contact
+		reprojection.FillSpeculative(&c, tc.mode, &dir, v, &out.O, &out.D, out.Bwd)
+		if !c.Speculative() || math.Abs(c.Depth-tc.depth) > 1e-12 || !near(c.Dir, tc.dir, 1e-12) || c.Prim != out.Bwd.Prim {
+			t.Errorf("%v: depth %g dir %v prim %d, want %g, %v, %d", tc.mode, c.Depth, c.Dir, c.Prim, tc.depth, tc.dir, out.Bwd.Prim)
+		}
+		if g := reprojection.Gap(tc.mode, &dir, &out.D, out.Bwd); math.Abs(g+c.Depth) > 1e-15 {
+			t.Errorf("%v: Gap %g, the contact's depth %g", tc.mode, g, c.Depth)
+		}
+	}
+	// A gap of zero is still a gap.
+	var c narrow.Contact
+	reprojection.FillSpeculative(&c, narrow.ResponseMTD, &dir, v, &out.O, &out.D, narrow.Hit{T: 0, Prim: out.Bwd.Prim, Inside: true})
+	if !c.Speculative() {
+		t.Errorf("a zero gap gives depth %g, want < 0", c.Depth)
+	}
+}
