@@ -36,7 +36,10 @@ primitive "prim" of the other body. "p" is the world position of that vertex,
 and moving the "from" body by depth·dir brings p onto the other body's
 surface. Vertex indices follow the file's v statements and primitive indices
 its faces after fan triangulation, both from 0. Contacts are sorted by "from"
-("a" first) then "vertex"; no contact prints {"contacts":[]}.
+("a" first) then "vertex"; no contact prints {"contacts":[]}. With
+-speculative (and -method predictive) a negative depth is a speculative
+contact: p lies outside the other body, and moving the "from" body by
+depth·dir (against dir) brings it onto the surface its opposite ray enters.
 
 A POSE is "tx ty tz qw qx qy qz": world = R(q)·local + t, applied to the
 coordinates exactly as they stand in the file (no re-centring). A non-unit
@@ -112,6 +115,7 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	traversal := fs.String("traversal", "bvh", "ray `traversal`: bvh or basic (every primitive)")
 	response := fs.String("response", "mtd", "contact `response`: mtd (re-projection on the hit normal), ray (raw ray)\nor weighted (ray depth times the cosine to the hit normal)")
 	casesFile := fs.String("cases", "", "read JSON cases, one per line, from `FILE` (- for standard input)")
+	speculative := fs.Bool("speculative", false, "with -method predictive, also print the predictions as speculative\ncontacts: depth < 0 is minus the gap to the surface the vertex's opposite ray enters")
 
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "irtcd contacts: %s\n", oneLine(err.Error()))
@@ -147,6 +151,9 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if p.Response, err = narrow.ParseResponse(*response); err != nil {
 		return fail(badInput("-response: %w", err))
+	}
+	if p.Speculative = *speculative; p.Speculative && p.Method != narrow.MethodPredictive {
+		return fail(badInput("-speculative needs -method predictive"))
 	}
 
 	if set["cases"] {

@@ -344,6 +344,32 @@ func TestContactsCubes(t *testing.T) {
 }
 
 // poseString formats a pose for -pose-a and -pose-b with full precision.
+// TestContactsSpeculative holds the unit cube 0.03 under another one,
+// offset so that one corner of each faces the other's face: with
+// -speculative those corners come out as speculative contacts, depth
+// −0.03 along the face normals, and without it nothing does.
+func TestContactsSpeculative(t *testing.T) {
+	f := newFixture(t)
+	args := []string{"contacts", "-a", f.unit, "-b", f.unit, "-pose-b", "0.2 1.03 0.3 1 0 0 0", "-method", "predictive"}
+	if got := decode(t, mustRun(t, "", args...)); len(got) != 0 {
+		t.Fatalf("without -speculative: %+v, want no contact", got)
+	}
+	got := decode(t, mustRun(t, "", append(args, "-speculative")...))
+	want := []struct {
+		from   string
+		vertex int32
+		dir    [3]float64
+	}{{"a", 6, [3]float64{0, -1, 0}}, {"b", 0, [3]float64{0, 1, 0}}}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %d speculative contacts", got, len(want))
+	}
+	for i, w := range want {
+		if g := got[i]; g.From != w.from || g.Vertex != w.vertex || !near(g.Depth, -0.03) || !nearVec(g.Dir, w.dir) {
+			t.Errorf("contact %d: %+v, want from %s vertex %d depth -0.03 dir %v", i, g, w.from, w.vertex, w.dir)
+		}
+	}
+}
+
 func poseString(p [7]float64) string {
 	s := make([]string, len(p))
 	for i, x := range p {
@@ -652,6 +678,7 @@ func TestErrors(t *testing.T) {
 		{name: "method", args: []string{"-a", unit, "-b", unit, "-method", "fast"}, want: []string{"-method", `"fast"`}},
 		{name: "traversal", args: []string{"-a", unit, "-b", unit, "-traversal", "kd"}, want: []string{"-traversal", `"kd"`}},
 		{name: "response", args: []string{"-a", unit, "-b", unit, "-response", "spring"}, want: []string{"-response", `"spring"`}},
+		{name: "speculative without prediction", args: []string{"-a", unit, "-b", unit, "-speculative"}, exact: "irtcd contacts: -speculative needs -method predictive"},
 		{name: "positional", args: []string{"-a", unit, "-b", unit, "extra"}, want: []string{`"extra"`}},
 		{name: "cases with -a", args: []string{"-cases", "cases.jsonl", "-a", unit}, want: []string{"-cases", "-a"}},
 		{name: "cases with -pose-b", args: []string{"-cases", "cases.jsonl", "-pose-b", "0 0 0 1 0 0 0"}, want: []string{"-cases", "-pose-b"}},
