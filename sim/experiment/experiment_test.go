@@ -139,6 +139,11 @@ func TestExperiments(t *testing.T) {
 			t.Errorf("%s: cumulative ray length %v with speculative contacts, %v without; want less with", name, m["rayLengthSpeculative"], m["rayLengthPredictive"])
 		}
 	}
+	// A larger displacement threshold keeps pairs iterative longer: more
+	// of their rays go wrong.
+	if tm := byName["threshold"].metrics; !(tm["errShare×0.5"] < tm["errShare×4"]) || !(tm["errShare×0.5"] >= 0) {
+		t.Errorf("threshold: erroneous rays %v at 0.5 × the default threshold, %v at 4 ×; want more at 4 ×", tm["errShare×0.5"], tm["errShare×4"])
+	}
 	rm := byName["reprojection-scenes"].metrics
 	for _, k := range []string{"scene1Ray", "scene1MTD", "scene2Ray", "scene2MTD"} {
 		if !finitePos(rm[k]) {
