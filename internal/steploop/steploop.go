@@ -25,6 +25,10 @@ type Loop[M any] struct {
 	Frame func(done int) error
 	// Progress, if set, is called after every step.
 	Progress func(done, total int)
+	// After, if set, is called after every step (after Progress, before
+	// Frame) with the metrics of every step so far, which it may update
+	// in place. An error stops the run.
+	After func(ctx context.Context, out []M) error
 }
 
 // Run takes l.Total steps, appending each step's metrics to out, and
@@ -55,6 +59,11 @@ func (l *Loop[M]) Run(ctx context.Context, out []M) ([]M, error) {
 		out = append(out, m)
 		if l.Progress != nil {
 			l.Progress(i+1, l.Total)
+		}
+		if l.After != nil {
+			if err := l.After(ctx, out); err != nil {
+				return out, err
+			}
 		}
 		if (i+1)%every == 0 || i+1 == l.Total {
 			if err := frame(i + 1); err != nil {

@@ -84,3 +84,40 @@ func TestLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopAfter: After sees every step's metrics so far, its updates stay
+// in the result, and its error stops the run.
+func TestLoopAfter(t *testing.T) {
+	errAfter := errors.New("after failed")
+	n := 0
+	l := Loop[int]{
+		Prefix: "test", Scene: "s", Total: 6,
+		Step: func(context.Context) (int, error) { n++; return n, nil },
+		After: func(_ context.Context, out []int) error {
+			if len(out) != n || out[n-1] != n {
+				t.Errorf("after step %d: out %v", n, out)
+			}
+			if n%2 == 0 {
+				out[n-2] = -out[n-2] // update an earlier step in place
+			}
+			if n == 5 {
+				return errAfter
+			}
+			return nil
+		},
+	}
+	out, err := l.Run(context.Background(), nil)
+	if !errors.Is(err, errAfter) {
+		t.Errorf("error %v, want the After error", err)
+	}
+	want := []int{-1, 2, -3, 4, 5}
+	if len(out) != len(want) {
+		t.Fatalf("out %v, want %v", out, want)
+	}
+	for i := range want {
+		if out[i] != want[i] {
+			t.Errorf("out %v, want %v", out, want)
+			break
+		}
+	}
+}

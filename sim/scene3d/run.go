@@ -67,6 +67,8 @@ type Options struct {
 	// the reference's work (a second backend over every pair) out of the
 	// caches of the steps being timed: run inline, it slows a cheap
 	// iterative step by about 40 %. The metrics are the same either way.
+	// Run flushes the queue every DeferredSteps steps, so that it never
+	// holds more than that many steps' pairs.
 	DeferReference bool
 	// DepthTol is the relative depth tolerance of the reference comparison
 	// (0: DefaultDepthTol).
@@ -485,6 +487,13 @@ func (s *Sim) Close() error {
 	return nil
 }
 
+// DeferredSteps is how many steps' reference comparisons Run lets
+// Options.DeferReference queue before it runs them. The queue holds those
+// steps' pairs (about 150 bytes each) and contacts: a whole run's would
+// take hundreds of megabytes and keep the garbage collector busy during
+// the steps being timed.
+const DeferredSteps = 10
+
 // Run simulates scene with opts and returns the trace of every step. It
 // stops early when ctx is cancelled, a step fails or OnFrame returns an
 // error; the trace of the steps done so far is returned with the error.
@@ -511,6 +520,14 @@ func Run(ctx context.Context, scene Scene, opts Options) (tr *Trace, err error) 
 	}
 	if opts.OnFrame != nil {
 		loop.Frame = func(int) error { return opts.OnFrame(s) }
+	}
+	if s.defer_ {
+		loop.After = func(ctx context.Context, steps []StepMetrics) error {
+			if len(s.queue) < DeferredSteps {
+				return nil
+			}
+			return s.FlushReference(ctx, steps)
+		}
 	}
 	tr.Steps, err = loop.Run(ctx, tr.Steps)
 	if err == nil {

@@ -313,7 +313,8 @@ func TestScenesAndErrors(t *testing.T) {
 
 // TestDeferredReference: a reference deferred to FlushReference gives every
 // step the same reference metrics as one run inline, with raw rays and
-// MTD re-projection alike, flushed at the end of Run or every few steps.
+// MTD re-projection alike, flushed by Run (every DeferredSteps steps) or by
+// hand every 7 steps.
 func TestDeferredReference(t *testing.T) {
 	sc := scene3d.Avalanche()
 	opts := scene3d.Options{N: 27, Seed: 1, Steps: 150, Params: narrow.Params{Method: narrow.MethodIterative}, Reference: true, RefRawRays: true}
