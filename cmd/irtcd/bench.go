@@ -98,6 +98,10 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			bar.Set(done)
 		}
 	}
+	// The revision the experiments run, read before they start: a binary
+	// without VCS stamps (go run, -buildvcs=false) asks git, whose HEAD
+	// may move during a half-hour bench.
+	rev := commit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	sections, err := experiment.Run(ctx, cfg, names)
@@ -118,7 +122,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	rep := &experiment.Report{
 		Title:    "irtcd against the IRTCD papers: results",
 		Machine:  machine(),
-		Commit:   commit(),
+		Commit:   rev,
 		Go:       runtime.Version(),
 		Command:  "go run ./cmd/" + cmdline,
 		Scale:    *scale,

@@ -54,8 +54,8 @@ Eq. 2 of Lehericey et al. 2013 sends a pair back to the standard algorithm
 once its relative displacement since its last standard step exceeds
 displacementThreshold. The paper does not give the value it used; irtcd's
 default is 0.05 × the smaller shape's Size (half its bounding-box
-diagonal), %s m for the bunny. A larger threshold keeps pairs iterative
-longer: fewer standard steps, more rays that miss what moved. This
+diagonal), %s m for the bunny. A larger threshold lets a pair stay
+iterative longer, at the price of rays that miss what moved. This
 experiment runs scene 1 (%d bunnies, BVH) with the iterative algorithm at
 %s × the default, in lockstep (blocks of %d steps) with one standard run,
 and compares each with the standard algorithm at its own states as the

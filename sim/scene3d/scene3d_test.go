@@ -323,9 +323,18 @@ func TestDeferredReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts.DeferReference = true
-	atEnd, err := scene3d.Run(context.Background(), sc, opts)
+	runOpts := opts
+	most := 0
+	runOpts.OnFrame = func(s *scene3d.Sim) error {
+		most = max(most, s.Queued())
+		return nil
+	}
+	atEnd, err := scene3d.Run(context.Background(), sc, runOpts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if most == 0 || most >= scene3d.DeferredSteps {
+		t.Errorf("Run let %d steps wait for the reference, want 1 to %d", most, scene3d.DeferredSteps-1)
 	}
 	s, err := scene3d.New(sc, opts)
 	if err != nil {
