@@ -144,6 +144,11 @@ func TestExperiments(t *testing.T) {
 	if tm := byName["threshold"].metrics; !(tm["errShare×0.5"] < tm["errShare×4"]) || !(tm["errShare×0.5"] >= 0) {
 		t.Errorf("threshold: erroneous rays %v at 0.5 × the default threshold, %v at 4 ×; want more at 4 ×", tm["errShare×0.5"], tm["errShare×4"])
 	}
+	// Taking the standard steps' estimated cost out can only raise the
+	// speed-up.
+	if tm := byName["threshold"].metrics; !(tm["boundC"] >= tm["speedupC×1"]) || math.IsInf(tm["boundC"], 0) {
+		t.Errorf("threshold: phase C speed-up bound %v below the speed-up %v", tm["boundC"], tm["speedupC×1"])
+	}
 	rm := byName["reprojection-scenes"].metrics
 	for _, k := range []string{"scene1Ray", "scene1MTD", "scene2Ray", "scene2MTD"} {
 		if !finitePos(rm[k]) {
