@@ -84,19 +84,19 @@ wrongly detected pairs)?`,
 		worst, _, _ := worstWrongStep(it.Steps, 100)
 		acc := accuracyOf(it.Steps, all)
 		c, _ := speedups(std, it, ph[2].clip(len(it.Steps)))
-		sc := standardShare(it.Steps, ph[2])
+		share := standardShare(it.Steps, ph[2])
 		if f == 1 {
 			// What the standard steps of phase C cost the iterative run,
 			// if they cost what the standard run's do on average.
 			pc := ph[2].clip(len(it.Steps))
 			perPair := div(meanNarrow(std.Steps, pc), meanPairs(std.Steps, pc))
-			stdMs = sc * meanPairs(it.Steps, pc) * perPair
+			stdMs = share * meanPairs(it.Steps, pc) * perPair
 			itMs, perPairUs = meanNarrow(it.Steps, pc), 1000*perPair
 			boundC = div(meanNarrow(std.Steps, pc), itMs-stdMs)
 			s.metric("boundC", boundC)
 		}
-		stdC, spC, worstAt = append(stdC, sc), append(spC, c), append(worstAt, worst)
-		t.AddRow(num(f, 2), num(f*def, 4), "— / 2.1 / 6.9", sp[0]+" / "+sp[1]+" / "+sp[2], num(whole, 2), pct(sc, 2),
+		stdC, spC, worstAt = append(stdC, share), append(spC, c), append(worstAt, worst)
+		t.AddRow(num(f, 2), num(f*def, 4), "— / 2.1 / 6.9", sp[0]+" / "+sp[1]+" / "+sp[2], num(whole, 2), pct(share, 2),
 			"≤ 1.7 %", pct(worst, 2), pct(acc.wrongShare(), 3), pct(acc.errShare(), 2), num(acc.rayLength, 1))
 		s.metric(fmt.Sprintf("speedupC×%g", f), c)
 		s.metric(fmt.Sprintf("wrong×%g", f), acc.wrongShare())
