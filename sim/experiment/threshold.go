@@ -75,15 +75,14 @@ wrongly detected pairs)?`,
 	stdMs, itMs, perPairUs, boundC := math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	for i, f := range thresholdFactors {
 		it := runs[i+1]
-		var sp [3]string
+		var sp [3]float64
 		for k, p := range ph {
-			m, _ := speedups(std, it, p.clip(len(it.Steps)))
-			sp[k] = num(m, 2)
+			sp[k], _ = speedups(std, it, p.clip(len(it.Steps)))
 		}
+		c := sp[2]
 		whole, _ := speedups(std, it, all)
 		worst, _, _ := worstWrongStep(it.Steps, 100)
 		acc := accuracyOf(it.Steps, all)
-		c, _ := speedups(std, it, ph[2].clip(len(it.Steps)))
 		share := standardShare(it.Steps, ph[2])
 		if f == 1 {
 			// What the standard steps of phase C cost the iterative run,
@@ -96,7 +95,7 @@ wrongly detected pairs)?`,
 			s.metric("boundC", boundC)
 		}
 		stdC, spC, worstAt = append(stdC, share), append(spC, c), append(worstAt, worst)
-		t.AddRow(num(f, 2), num(f*def, 4), "— / 2.1 / 6.9", sp[0]+" / "+sp[1]+" / "+sp[2], num(whole, 2), pct(share, 2),
+		t.AddRow(num(f, 2), num(f*def, 4), "— / 2.1 / 6.9", num(sp[0], 2)+" / "+num(sp[1], 2)+" / "+num(sp[2], 2), num(whole, 2), pct(share, 2),
 			"≤ 1.7 %", pct(worst, 2), pct(acc.wrongShare(), 3), pct(acc.errShare(), 2), num(acc.rayLength, 1))
 		s.metric(fmt.Sprintf("speedupC×%g", f), c)
 		s.metric(fmt.Sprintf("wrong×%g", f), acc.wrongShare())
