@@ -136,3 +136,52 @@ func TestBackendDuplicateIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendStatsCount checks the step's statistics against its output:
+// every pair counted once (standard, iterative or failed, one pair failing
+// each step), contacts and speculative contacts as many as the result
+// holds, and the same statistics whatever the number of workers.
+func TestBackendStatsCount(t *testing.T) {
+	sh := btLoad(t)
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 24, 8)
+	p := narrow.Params{Method: narrow.MethodPredictive, Speculative: true}
+	one, _ := btNew(t, sh, p, cpubackend.WithWorkers(1))
+	four, _ := btNew(t, sh, p, cpubackend.WithWorkers(4))
+	var want, got narrow.Result
+	for k, pairs := range batch {
+		// A pair with an unknown shape fails; its neighbours must not.
+		in := append([]narrow.Pair(nil), pairs...)
+		in[k%len(in)].A = 1 << 20
+		btDetect(t, one, in, &want)
+		btDetect(t, four, in, &got)
+		if want.Stats != got.Stats {
+			t.Fatalf("step %d: 4 workers' stats %+v, 1 worker's %+v", k, got.Stats, want.Stats)
+		}
+		st := got.Stats
+		var contacts, spec, failed int
+		for _, pr := range got.Pairs {
+			if pr.Err != nil {
+				failed++
+			}
+			for _, c := range pr.Contacts {
+				if c.Speculative() {
+					spec++
+				} else {
+					contacts++
+				}
+			}
+		}
+		switch {
+		case st.Pairs != len(in) || st.StandardPairs+st.IterativePairs+st.FailedPairs != st.Pairs:
+			t.Errorf("step %d: %d pairs, %d standard + %d iterative + %d failed", k, st.Pairs, st.StandardPairs, st.IterativePairs, st.FailedPairs)
+		case st.FailedPairs != failed || failed != 1:
+			t.Errorf("step %d: %d failed pairs counted, %d in the result, want 1", k, st.FailedPairs, failed)
+		case st.Contacts != contacts || st.Speculative != spec:
+			t.Errorf("step %d: stats count %d contacts and %d speculative, the result holds %d and %d", k, st.Contacts, st.Speculative, contacts, spec)
+		}
+		if k > 0 && contacts == 0 {
+			t.Fatalf("step %d: no contact, the test checks nothing", k)
+		}
+	}
+}
