@@ -93,21 +93,39 @@ func (s *Shape) buildBVH() {
 		s.leaf[i] = s.makePrim(int(it.idx))
 		s.leafOf[it.idx] = int32(i)
 	}
-	// Pad every box so that hits accepted by the barycentric tolerance and
-	// rounding in the slab test can never be culled (BVH == basic exactly).
-	pad := 1e-7*s.scale + 1e-12*s.scale*1e3
 	for i := range b.nodes {
-		for k := 0; k < 3; k++ {
-			b.nodes[i].min[k] -= pad
-			b.nodes[i].max[k] += pad
-		}
-		if s.dim == Dim2 {
-			// Rays of planar shapes have no z extent; an unbounded slab
-			// keeps the z test from ever producing NaN or culling.
-			b.nodes[i].min[2], b.nodes[i].max[2] = -1e300, 1e300
-		}
+		s.padBox(&b.nodes[i].min, &b.nodes[i].max)
 	}
 	s.fat = makeFat(b.nodes)
+}
+
+// padBox grows a box of s's primitives so that hits accepted by the
+// barycentric tolerance and rounding in the slab test can never be culled
+// by it (BVH == basic exactly).
+func (s *Shape) padBox(lo, hi *[3]float64) {
+	pad := 1e-7*s.scale + 1e-12*s.scale*1e3
+	for k := 0; k < 3; k++ {
+		lo[k] -= pad
+		hi[k] += pad
+	}
+	if s.dim == Dim2 {
+		// Rays of planar shapes have no z extent; an unbounded slab
+		// keeps the z test from ever producing NaN or culling.
+		lo[2], hi[2] = -1e300, 1e300
+	}
+}
+
+// meetsHull reports whether the part t ∈ [lo, hi] of the line r meets s's
+// padded bounding box (the union of the BVH root's boxes): when it does not,
+// no primitive can be hit there, whatever the traversal.
+func (s *Shape) meetsHull(r *slabRay, lo, hi float64) bool {
+	for k := 0; k < 3; k++ {
+		t1 := (s.hullMin[k] - r.o[k]) * r.inv[k]
+		t2 := (s.hullMax[k] - r.o[k]) * r.inv[k]
+		lo = max(lo, min(t1, t2))
+		hi = min(hi, max(t1, t2))
+	}
+	return lo <= hi
 }
 
 // makeFat converts the build tree into fat nodes (interior nodes only, in

@@ -90,6 +90,8 @@ type Shape struct {
 	fnorm   [][3]float64 // unit outward face normals
 	adj     [][3]int32   // neighbour across edge k (see Adjacent)
 	bounds  AABB
+	hullMin [3]float64 // bounds padded as the BVH's boxes are (meetsHull)
+	hullMax [3]float64
 	radius  float64             // largest distance of a vertex from the local origin
 	centre  [3]float64          // bounding sphere's centre (BoundingSphere)
 	cradius float64             // bounding sphere's radius: largest distance of a vertex from centre
@@ -306,6 +308,8 @@ func (s *Shape) finish() {
 	d := s.bounds.Max.Sub(s.bounds.Min)
 	s.size = 0.5 * d.Len()
 	s.tEps = 1e-9 * s.scale
+	s.hullMin, s.hullMax = s.bounds.Min, s.bounds.Max
+	s.padBox(&s.hullMin, &s.hullMax)
 	s.buildBVH()
 	s.exit = make([]float64, len(s.verts))
 	for v := range s.exit {

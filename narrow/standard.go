@@ -194,6 +194,7 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 	d.Ray(v, &q.o, &q.d)
 	q.start(-d.Dst.tEps, back)
 	q.onSurf = true
+	miss := false
 	if back <= 0 {
 		// Without a predictive ray, hits beyond the point where the ray
 		// leaves its own body are occluded whatever they are: clip there.
@@ -201,10 +202,17 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 	} else if !d.Dst.nearBounds(&q.o) {
 		// A vertex outside Dst's box is outside Dst: whatever the ray
 		// meets ahead, it enters Dst there (no contact, nothing
-		// occluded). Only the predictive ray is left to trace.
+		// occluded). Only the predictive ray is left to trace, and
+		// only if it reaches Dst's box (with the basic traversal this
+		// spares a test of every primitive; Lehericey et al. 2013b,
+		// §3.1, limit the predictive ray to cullingDist for the same
+		// reason).
 		q.fwd.T = q.tLo
+		miss = !d.Dst.meetsHull(&q.slabRay, -back, q.tLo)
 	}
-	d.Dst.trace(&q, trav)
+	if !miss {
+		d.Dst.trace(&q, trav)
+	}
 	// Element by element: a whole-array copy of freshly stored values
 	// would stall (see Transform.SetPose).
 	out.O[0], out.O[1], out.O[2] = q.o[0], q.o[1], q.o[2]

@@ -15,7 +15,8 @@ import (
 // every vertex and both traversals, the outcome (contact, occlusion and
 // the predictive hit) equals that of the untruncated search, and the
 // forward hit is only dropped for vertices whose full search meets Dst from
-// outside first.
+// outside first. Some predictive rays miss Dst's box altogether (and are not
+// traced at all).
 func TestStandardPredictiveSkipsForward(t *testing.T) {
 	var shapes []*Shape
 	for _, name := range []string{"bunny.obj", "torus.obj", "duck.obj"} {
@@ -30,7 +31,7 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 	if testing.Short() {
 		n = 4
 	}
-	skipped := 0
+	skipped, missed := 0, 0
 	for _, a := range shapes {
 		for _, b := range shapes {
 			scale := a.Size() + b.Size()
@@ -55,6 +56,9 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 						q.onSurf = true
 						b.trace(&q, trav)
 						fwd, bwd := q.result()
+						if !b.nearBounds(&q.o) && !b.meetsHull(&q.slabRay, -back, q.tLo) {
+							missed++
+						}
 						contact := fwd.Prim >= 0 && fwd.Inside && !d.Blocked(v, fwd.T)
 						occluded := fwd.Prim >= 0 && fwd.Inside && !contact
 						if got.Contact != contact || got.Occluded != occluded || got.Bwd != bwd {
@@ -74,5 +78,8 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 	if skipped == 0 {
 		t.Error("no forward search was skipped: the test does not exercise the shortcut")
 	}
-	t.Logf("%d forward hits skipped", skipped)
+	if missed == 0 {
+		t.Error("no predictive ray missed Dst's box: the test does not exercise that shortcut")
+	}
+	t.Logf("%d forward hits skipped, %d rays outside the box", skipped, missed)
 }
