@@ -33,6 +33,21 @@ type runSpec struct {
 	params narrow.Params
 	ref    bool
 	fresh  bool // always simulate (timing repetitions), never take from the cache
+	bullet bool // the solver takes Bullet's correction constants (bulletSolver)
+}
+
+// bulletSolver sets the position-correction constants of Bullet's
+// sequential-impulse solver (btContactSolverInfo of Bullet 2.8x, the engine
+// of Lehericey et al. 2013b, §5): no slop (m_linearSlop 0), rate 0.2
+// (m_erp), and 0.8 (m_erp2) for contacts deeper than 4 cm
+// (m_splitImpulsePenetrationThreshold), uncapped. Everything else stays
+// irtcd's (rigid.DefaultConfig), so this is Bullet's constants in our
+// split-impulse solver, not Bullet.
+func bulletSolver(c *rigid.Config) {
+	c.Slop = 0
+	c.CorrectionRate = 0.2
+	c.DeepCorrectionRate, c.DeepPenetration = 0.8, 0.04
+	c.MaxCorrectionVelocity = 1e3
 }
 
 // stepsFor returns the number of steps the run takes.
@@ -46,13 +61,17 @@ func (r *runSpec) stepsFor() int {
 
 // key identifies the run's outcome (the trajectory and its metrics).
 func (r *runSpec) key(c *Config) string {
-	return fmt.Sprintf("%s n=%d steps=%d dt=%g ref=%v seed=%d workers=%d params=%+v",
-		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, c.Seed, c.Workers, r.params)
+	return fmt.Sprintf("%s n=%d steps=%d dt=%g ref=%v bullet=%v seed=%d workers=%d params=%+v",
+		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, r.bullet, c.Seed, c.Workers, r.params)
 }
 
 // label names the run in logs and legends.
 func (r *runSpec) label() string {
-	return fmt.Sprintf("%s %s/%s/%s n=%d", r.scene.Name, r.params.Traversal, r.params.Method, r.params.Response, r.n)
+	solver := ""
+	if r.bullet {
+		solver = " (Bullet's solver constants)"
+	}
+	return fmt.Sprintf("%s %s/%s/%s n=%d%s", r.scene.Name, r.params.Traversal, r.params.Method, r.params.Response, r.n, solver)
 }
 
 // runCache keeps the traces of runs that several experiments share (the
@@ -170,9 +189,14 @@ func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onF
 			N: sp.n, Seed: c.Seed, MeshDir: c.TestData, Params: sp.params, Workers: c.Workers,
 			Reference: sp.ref, RefRawRays: sp.ref, DeferReference: true, Logger: c.log(),
 		}
-		if sp.dt > 0 {
+		if sp.dt > 0 || sp.bullet {
 			wc := rigid.DefaultConfig()
-			wc.Dt = sp.dt
+			if sp.dt > 0 {
+				wc.Dt = sp.dt
+			}
+			if sp.bullet {
+				bulletSolver(&wc)
+			}
 			opts.Config = &wc
 		}
 		sim, err := scene3d.New(sp.scene, opts)

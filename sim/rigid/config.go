@@ -32,6 +32,14 @@ type Config struct {
 	// position correction removes per step (Baumgarte's β, Bullet's ERP),
 	// in (0, 1].
 	CorrectionRate float64
+	// DeepPenetration and DeepCorrectionRate strengthen the correction of
+	// deep contacts: one deeper than DeepPenetration (m) has the share
+	// DeepCorrectionRate of its penetration beyond Slop removed per step
+	// instead of CorrectionRate (Bullet's erp2 beyond its split-impulse
+	// penetration threshold). DeepCorrectionRate 0 (the default) turns
+	// this off; otherwise it is in (0, 1].
+	DeepPenetration    float64
+	DeepCorrectionRate float64
 	// MaxCorrectionVelocity caps the pseudo-velocity (m/s) that position
 	// correction asks of one contact: concave shapes can meet deeply after
 	// an impact, and removing such depths in one step would throw bodies
@@ -126,6 +134,10 @@ func (c *Config) Validate() error {
 		return bad("Slop", c.Slop)
 	case !finite(c.CorrectionRate) || !(c.CorrectionRate > 0) || c.CorrectionRate > 1:
 		return bad("CorrectionRate", c.CorrectionRate)
+	case !finite(c.DeepPenetration) || c.DeepPenetration < 0:
+		return bad("DeepPenetration", c.DeepPenetration)
+	case !finite(c.DeepCorrectionRate) || c.DeepCorrectionRate < 0 || c.DeepCorrectionRate > 1:
+		return bad("DeepCorrectionRate", c.DeepCorrectionRate)
 	case !finite(c.MaxCorrectionVelocity) || !(c.MaxCorrectionVelocity > 0):
 		return bad("MaxCorrectionVelocity", c.MaxCorrectionVelocity)
 	case !finite(c.RestitutionThreshold) || c.RestitutionThreshold < 0:

@@ -94,6 +94,8 @@ func TestBadConfig(t *testing.T) {
 		"negative margin":    func(c *rigid.Config) { c.MarginFactor = -1 },
 		"max correction":     func(c *rigid.Config) { c.MaxCorrectionVelocity = 0 },
 		"position iteration": func(c *rigid.Config) { c.PositionIterations = -1 },
+		"deep rate":          func(c *rigid.Config) { c.DeepCorrectionRate = 1.2 },
+		"deep penetration":   func(c *rigid.Config) { c.DeepPenetration = math.Inf(1) },
 	} {
 		cfg := rigid.DefaultConfig()
 		change(&cfg)

@@ -415,3 +415,42 @@ func TestSpeculativeContacts(t *testing.T) {
 		t.Logf("speculative %v: deepest contact %.4f m, %d speculative points, rests at y = %.4f", tc.spec, deepest, spec, y)
 	}
 }
+
+// TestDeepCorrection checks the position correction's rates: a box sunk
+// 0.2 m into the ground, without gravity, rises in one step by the share
+// of its depth beyond Slop that the rate for its depth asks, within the
+// cap on the correction velocity.
+func TestDeepCorrection(t *testing.T) {
+	const depth, slop = 0.2, 0.005
+	for _, c := range []struct {
+		name           string
+		rate, deepRate float64
+		deepAt, maxVel float64
+		want           float64 // rise in one step
+	}{
+		{"default rate, capped", 0.2, 0, 0, 2, 2.0 / 60},
+		{"default rate", 0.2, 0, 0, 100, 0.2 * (depth - slop)},
+		{"deep rate", 0.2, 0.8, 0.05, 100, 0.8 * (depth - slop)},
+		{"deep rate, shallower than its threshold", 0.2, 0.8, 0.5, 100, 0.2 * (depth - slop)},
+		{"deep rate, capped", 0.2, 0.8, 0.05, 2, 2.0 / 60},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, _ := newWorld(t, func(cfg *rigid.Config) {
+				cfg.Gravity = mgl64.Vec3{}
+				cfg.Slop = slop
+				cfg.CorrectionRate, cfg.DeepCorrectionRate = c.rate, c.deepRate
+				cfg.DeepPenetration, cfg.MaxCorrectionVelocity = c.deepAt, c.maxVel
+			})
+			y0 := 0.5 - depth
+			id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), at(0, y0, 0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(t, w, 1)
+			rise := w.Body(id).CenterOfMass()[1] - y0
+			if math.Abs(rise-c.want) > 0.1*c.want {
+				t.Errorf("rose %.4f m in one step, want %.4f ± 10 %%", rise, c.want)
+			}
+		})
+	}
+}

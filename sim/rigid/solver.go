@@ -277,7 +277,11 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			c.bounce = -math.Max(a.restitution, b.restitution) * vn
 		}
 		if c.depth > w.cfg.Slop {
-			c.bias = math.Min(rate*(c.depth-w.cfg.Slop), w.cfg.MaxCorrectionVelocity)
+			r := rate
+			if w.cfg.DeepCorrectionRate > 0 && c.depth > w.cfg.DeepPenetration {
+				r = w.cfg.DeepCorrectionRate / dt
+			}
+			c.bias = math.Min(r*(c.depth-w.cfg.Slop), w.cfg.MaxCorrectionVelocity)
 		}
 		// Merge-join with last step's impulses (both sorted by key).
 		for j < len(w.warm) && keyCmp(w.warm[j].pair, w.warm[j].side, w.warm[j].vertex, c.pair, c.side, c.vertex) < 0 {
