@@ -12,11 +12,13 @@
 package cpubackend
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -73,6 +75,7 @@ type Backend struct {
 	tasks     []task
 	clears    []int32 // jobs whose clearance is sought this step
 	reducers  []reprojection.Reducer
+	cands     [][]int32        // per worker: the vertices a standard work item casts rays from
 	ids       map[uint64]int32 // batch index of this step's pairs without state
 	runCheck  func(i, w int)
 	runDecide func(i, w int)
@@ -161,6 +164,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runMerge = b.doMerge
 	b.runClear = b.doClear
 	b.reducers = make([]reprojection.Reducer, b.workers)
+	b.cands = make([][]int32, b.workers)
 	b.pool = newPool(b.workers)
 	return b, nil
 }
@@ -591,7 +595,7 @@ func duplicate(prev int) error {
 }
 
 // doTask runs one work item.
-func (b *Backend) doTask(i, _ int) {
+func (b *Backend) doTask(i, w int) {
 	if b.stop.Load() {
 		return
 	}
@@ -614,14 +618,23 @@ func (b *Backend) doTask(i, _ int) {
 		back = r.CullingDist
 	}
 	var out narrow.Outcome
-	for v := t.lo; v < t.hi; v++ {
-		if v%narrow.VertexBlock == 0 && !dir.BlockInCull(int(v/narrow.VertexBlock)) {
-			v += narrow.VertexBlock - 1
+	// The vertices that pass InCull, found block by block
+	// (Shape.VertexOrder; a block whose box misses the culling volumes is
+	// skipped whole), are cast in vertex order.
+	cands := b.cands[w][:0]
+	for blk := int(t.lo) / narrow.VertexBlock; blk < (int(t.hi)+narrow.VertexBlock-1)/narrow.VertexBlock; blk++ {
+		if !dir.BlockInCull(blk) {
 			continue
 		}
-		if !dir.InCull(v) {
-			continue
+		for _, v := range dir.Src.BlockVertices(blk) {
+			if dir.InCull(v) {
+				cands = append(cands, v)
+			}
 		}
+	}
+	b.cands[w] = cands
+	slices.Sort(cands)
+	for _, v := range cands {
 		dir.Standard(&out, v, back, r.Traversal)
 		t.stats.StandardRays++
 		if predict {
@@ -727,12 +740,37 @@ func (b *Backend) doMerge(i, w int) {
 		return
 	}
 	var cast [2]bool // rays cast per direction
+	start := len(j.contacts)
+	split := start // end of direction 0's contacts
 	for t := j.t0; t < j.t1; t++ {
 		tk := &b.tasks[t]
 		cast[tk.dir] = cast[tk.dir] || tk.stats.StandardRays > 0
+		if tk.dir == 0 {
+			split = len(j.contacts) + len(tk.contacts)
+		}
 		j.contacts = append(j.contacts, tk.contacts...)
 		if j.st != nil {
 			j.st.Next[tk.dir] = append(j.st.Next[tk.dir], tk.rays...)
+		}
+	}
+	if !j.iterative {
+		// A standard work item casts in vertex order, but the work items
+		// of a direction split its vertices block by block, not by index:
+		// restore vertex order across them (one result per vertex and
+		// direction), so that results do not depend on the blocks.
+		byVertex := func(a, b narrow.Contact) int { return cmp.Compare(a.Vertex, b.Vertex) }
+		rayByVertex := func(a, b iterative.Ray) int { return cmp.Compare(a.Vertex, b.Vertex) }
+		for _, cs := range [2][]narrow.Contact{j.contacts[start:split], j.contacts[split:]} {
+			if !slices.IsSortedFunc(cs, byVertex) {
+				slices.SortFunc(cs, byVertex)
+			}
+		}
+		if j.st != nil {
+			for d := range j.st.Next {
+				if !slices.IsSortedFunc(j.st.Next[d], rayByVertex) {
+					slices.SortFunc(j.st.Next[d], rayByVertex)
+				}
+			}
 		}
 	}
 	j.manifolds, j.points = b.reducers[w].Reduce(j.contacts, j.res.ManifoldSize, j.res.ManifoldCos, j.manifolds, j.points)

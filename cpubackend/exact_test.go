@@ -1,6 +1,7 @@
 package cpubackend_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -90,6 +91,39 @@ func compareWithReference(t *testing.T, label string, got []narrow.Contact, ref 
 	return borderline
 }
 
+// checkContactOrder checks narrow.PairResult's order: contacts from A
+// first, each side's by increasing vertex. Standard steps visit vertices
+// block by block (narrow.Shape.VertexOrder), the larger meshes over
+// several work items, so this order is restored, not given.
+func checkContactOrder(t *testing.T, label string, cs []narrow.Contact) {
+	t.Helper()
+	for i := 1; i < len(cs); i++ {
+		p, c := cs[i-1], cs[i]
+		if p.From > c.From || p.From == c.From && p.Vertex >= c.Vertex {
+			t.Errorf("%s: contact %d (%v vertex %d) after %v vertex %d", label, i, c.From, c.Vertex, p.From, p.Vertex)
+			return
+		}
+	}
+}
+
+// iterativeStep runs a standard step and then an iterative one at the same
+// poses on a fresh iterative backend, and returns a copy of the iterative
+// step's contacts: the rays the standard step left, walked in their order.
+func iterativeStep(t *testing.T, a, b *narrow.Shape, pa, pb narrow.Pose) []narrow.Contact {
+	t.Helper()
+	be, ia, ib := pairBackend(t, narrow.Params{Method: narrow.MethodIterative}, a, b)
+	var res narrow.Result
+	for step := 0; step < 2; step++ {
+		if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !res.Pairs[0].Iterative {
+		t.Fatal("the second step was not iterative")
+	}
+	return append([]narrow.Contact(nil), res.Pairs[0].Contacts...)
+}
+
 func sameContacts(t *testing.T, label string, a, b []narrow.Contact) {
 	t.Helper()
 	if len(a) != len(b) {
@@ -136,6 +170,8 @@ func TestStandardMatchesReference3D(t *testing.T) {
 				bvh := detectOne(t, narrow.Params{Method: narrow.MethodStandard}, a, b, pa, pb)
 				basic := detectOne(t, narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic}, a, b, pa, pb)
 				sameContacts(t, label+" bvh vs basic", bvh, basic)
+				checkContactOrder(t, label, bvh)
+				checkContactOrder(t, label+" iterative step", iterativeStep(t, a, b, pa, pb))
 				border += compareWithReference(t, label, bvh, ref, max(a.Size(), b.Size()))
 				total += len(ref)
 			}

@@ -28,7 +28,7 @@ import "math"
 // The search is kept cheap, since it competes with the standard step it
 // may save: the bound of the ball of Src's bounding sphere if it is
 // positive, else the least bound of the balls of its blocks of VertexBlock
-// vertices, where a block whose ball's bound is not positive has its
+// vertices (Shape.VertexOrder), where a block whose ball's bound is not positive has its
 // vertices examined one by one, for at most blocks blocks (beyond, the
 // search gives up).
 func (d *Direction) Clearance(ext float64, blocks int) float64 {
@@ -94,9 +94,8 @@ func (d *Direction) ballGap(x, y, z, r float64) float64 {
 // vertexGap returns min(best, s(x_v)) over the vertices v of block b.
 func (d *Direction) vertexGap(b int, best float64) float64 {
 	src := d.Src
-	lo, hi := b*VertexBlock, min((b+1)*VertexBlock, len(src.verts))
 	m, t := &d.SrcToDst.R, &d.SrcToDst.T
-	for v := lo; v < hi; v++ {
+	for _, v := range src.BlockVertices(b) {
 		x := &src.verts[v]
 		ox := m[0]*x[0] + m[1]*x[1] + m[2]*x[2] + t[0]
 		oy := m[3]*x[0] + m[4]*x[1] + m[5]*x[2] + t[1]

@@ -1,8 +1,10 @@
 package narrow
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 )
@@ -99,7 +101,8 @@ type Shape struct {
 	scale   float64             // length scale for tolerances
 	areaTol float64             // twice-area below which a primitive is degenerate
 	size    float64             // half the bounding-box diagonal
-	vblocks []AABB              // bounds of vertices [VertexBlock*i, VertexBlock*(i+1))
+	vorder  []int32             // vertex indices, block by block (BlockVertices)
+	vblocks []AABB              // per vertex block: bounds of its vertices
 	vballs  [][4]float64        // per vertex block: centre x, y, z and radius of a ball holding its vertices
 	exit    []float64           // per vertex: where its inward ray leaves the shape (ownExit)
 	thick   float64             // smallest finite exit distance (Thickness)
@@ -125,9 +128,23 @@ var dopAxis = func() [dopAxes][3]float64 {
 	}
 }()
 
-// VertexBlock is the number of consecutive vertices that share a bounding
-// box for culling (see Direction.BlockInCull).
+// VertexBlock is the number of vertices that share a bounding box for
+// culling (see Direction.BlockInCull and Shape.VertexOrder).
 const VertexBlock = 32
+
+// VertexOrder returns the shape's vertex indices grouped in blocks: block b
+// is VertexOrder()[b·VertexBlock : min((b+1)·VertexBlock, NumVertices())].
+// The blocks are spatially compact (the leaves of a median split of the
+// vertices, unless runs of consecutive indices are tighter), so that
+// culling a block by its box (Direction.BlockInCull) rejects most vertices
+// outside a culling volume without testing them; the indices within a
+// block are increasing. The slice is shared: do not modify it.
+func (s *Shape) VertexOrder() []int32 { return s.vorder }
+
+// BlockVertices returns the vertex indices of block b (see VertexOrder).
+func (s *Shape) BlockVertices(b int) []int32 {
+	return s.vorder[b*VertexBlock : min((b+1)*VertexBlock, len(s.vorder))]
+}
 
 // Dim returns the shape's dimension.
 func (s *Shape) Dim() Dim { return s.dim }
@@ -332,18 +349,15 @@ func (s *Shape) finish() {
 			s.dop[k][0], s.dop[k][1] = min(s.dop[k][0], p), max(s.dop[k][1], p)
 		}
 	}
+	s.vorder = blockOrder(s.verts)
 	for lo := 0; lo < len(s.verts); lo += VertexBlock {
-		b := AABB{Min: s.verts[lo], Max: s.verts[lo]}
-		for _, v := range s.verts[lo:min(lo+VertexBlock, len(s.verts))] {
-			for k := 0; k < 3; k++ {
-				b.Min[k], b.Max[k] = min(b.Min[k], v[k]), max(b.Max[k], v[k])
-			}
-		}
+		blk := s.BlockVertices(lo / VertexBlock)
+		b := blockBox(s.verts, blk)
 		s.vblocks = append(s.vblocks, b)
 		c := b.Center()
 		r := 0.0
-		for _, v := range s.verts[lo:min(lo+VertexBlock, len(s.verts))] {
-			r = max(r, len3(sub3(v, c)))
+		for _, i := range blk {
+			r = max(r, len3(sub3(s.verts[i], c)))
 		}
 		s.vballs = append(s.vballs, [4]float64{c[0], c[1], c[2], r * (1 + 1e-12)})
 	}
@@ -382,4 +396,83 @@ func boundingSphere(pts [][3]float64, start [3]float64) (centre [3]float64, radi
 		}
 	}
 	return centre, math.Sqrt(best) * (1 + 1e-12)
+}
+
+// blockOrder returns the vertex order of Shape.VertexOrder: spatialOrder's,
+// or the file order where its blocks are tighter (the smaller sum of the
+// blocks' box diagonals), as for a polygon or a mesh generated ring by
+// ring, whose consecutive vertices are already neighbours.
+func blockOrder(verts [][3]float64) []int32 {
+	order, file := spatialOrder(verts), identity(len(verts))
+	if blockSpread(verts, file) <= blockSpread(verts, order) {
+		return file
+	}
+	return order
+}
+
+// blockSpread returns the sum of the box diagonals of the blocks of
+// VertexBlock consecutive entries of order.
+func blockSpread(verts [][3]float64, order []int32) float64 {
+	sum := 0.0
+	for lo := 0; lo < len(order); lo += VertexBlock {
+		b := blockBox(verts, order[lo:min(lo+VertexBlock, len(order))])
+		sum += len3(sub3(b.Max, b.Min))
+	}
+	return sum
+}
+
+// identity returns 0, 1, …, n-1.
+func identity(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}
+
+// blockBox returns the bounding box of the vertices blk (not empty).
+func blockBox(verts [][3]float64, blk []int32) AABB {
+	b := AABB{Min: verts[blk[0]], Max: verts[blk[0]]}
+	for _, i := range blk {
+		for k := 0; k < 3; k++ {
+			b.Min[k], b.Max[k] = min(b.Min[k], verts[i][k]), max(b.Max[k], verts[i][k])
+		}
+	}
+	return b
+}
+
+// spatialOrder returns the indices of verts grouped in spatially compact
+// blocks of VertexBlock (the last one possibly shorter): a median split of
+// the vertices along the longest axis of their bounding box, recursively,
+// with every left part a whole number of blocks. Within a block the
+// indices are increasing. Ties are broken by index, so the order depends
+// only on the vertices.
+func spatialOrder(verts [][3]float64) []int32 {
+	order := identity(len(verts))
+	var split func(idx []int32)
+	split = func(idx []int32) {
+		if len(idx) <= VertexBlock {
+			slices.Sort(idx)
+			return
+		}
+		b := blockBox(verts, idx)
+		axis := 0
+		for k := 1; k < 3; k++ {
+			if b.Max[k]-b.Min[k] > b.Max[axis]-b.Min[axis] {
+				axis = k
+			}
+		}
+		slices.SortFunc(idx, func(a, b int32) int {
+			if c := cmp.Compare(verts[a][axis], verts[b][axis]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		blocks := (len(idx) + VertexBlock - 1) / VertexBlock
+		mid := (blocks + 1) / 2 * VertexBlock
+		split(idx[:mid])
+		split(idx[mid:])
+	}
+	split(order)
+	return order
 }

@@ -108,10 +108,10 @@ func (d *Direction) InCull(v int32) bool {
 	return true
 }
 
-// BlockInCull reports whether any vertex of block b (vertices
-// [b·VertexBlock, (b+1)·VertexBlock)) may pass InCull: the block's box
-// must meet the culling box in Src's frame and Dst's grown box in Dst's
-// frame. A false answer skips the whole block; vertex order is unchanged.
+// BlockInCull reports whether any vertex of block b (Src.BlockVertices(b))
+// may pass InCull: the block's box must meet the culling box in Src's
+// frame, and Dst's grown box and DOP in Dst's frame. A false answer skips
+// the whole block.
 func (d *Direction) BlockInCull(b int) bool {
 	bb := &d.Src.vblocks[b]
 	lc := &d.localCull

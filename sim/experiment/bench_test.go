@@ -29,8 +29,9 @@ var toriReplay = sync.OnceValues(func() (*benchscene.Recorder, error) {
 // through a fresh backend of each method on one worker. The runs of the
 // experiment itself diverge as soon as the two methods return different
 // contacts; here both see the same steps, so the ratio of the two rows is
-// the cost of prediction alone. Metrics: Detect's mean time per step and
-// rays per step.
+// the cost of prediction alone. Metrics: Detect's mean time per step, rays
+// per step (all, standard, predictive, iterative), and pairs and pairs
+// processed with the standard algorithm per step.
 func BenchmarkToriReplay(b *testing.B) {
 	rec, err := toriReplay()
 	if err != nil {
@@ -40,7 +41,7 @@ func BenchmarkToriReplay(b *testing.B) {
 		b.Run("method="+m.String(), func(b *testing.B) {
 			var res narrow.Result
 			var total time.Duration
-			rays := 0
+			var st narrow.Stats
 			for i := 0; i < b.N; i++ {
 				be, err := cpubackend.New(narrow.Params{Method: m}, cpubackend.WithWorkers(1))
 				if err != nil {
@@ -55,13 +56,18 @@ func BenchmarkToriReplay(b *testing.B) {
 						b.Fatal(err)
 					}
 					total += time.Since(t0)
-					rays += res.Stats.Rays()
+					st.Add(&res.Stats)
 				}
 				be.Close()
 			}
 			steps := float64(b.N * len(rec.Batches))
 			b.ReportMetric(total.Seconds()*1e3/steps, "ms/step")
-			b.ReportMetric(float64(rays)/steps, "rays/step")
+			b.ReportMetric(float64(st.Rays())/steps, "rays/step")
+			b.ReportMetric(float64(st.StandardPairs)/steps, "std-pairs/step")
+			b.ReportMetric(float64(st.StandardRays)/steps, "std-rays/step")
+			b.ReportMetric(float64(st.PredictiveRays)/steps, "pred-rays/step")
+			b.ReportMetric(float64(st.IterativeRays)/steps, "it-rays/step")
+			b.ReportMetric(float64(st.Pairs)/steps, "pairs/step")
 		})
 	}
 }

@@ -1,0 +1,147 @@
+package narrow
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// cullShapes loads the test meshes and a concave polygon.
+func cullShapes(t *testing.T) map[string]*Shape {
+	t.Helper()
+	shapes := map[string]*Shape{}
+	for _, name := range []string{"bunny", "torus", "teddy", "duck"} {
+		s, err := LoadOBJ(filepath.Join("..", "testdata", name+".obj"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shapes[name] = s
+	}
+	var star []mgl64.Vec2
+	for i := 0; i < 80; i++ {
+		a := 2 * math.Pi * float64(i) / 80
+		r := 1 + 0.5*float64(i%2)
+		star = append(star, mgl64.Vec2{r * math.Cos(a), r * math.Sin(a)})
+	}
+	p, err := NewPolygon(star)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes["star"] = p
+	return shapes
+}
+
+// TestVertexOrder: VertexOrder is a permutation of the vertices, increasing
+// within each block; each block's box and ball hold its vertices; and the
+// blocks are never looser
+// (larger mean diagonal) than blocks of consecutive file indices, and
+// clearly tighter on the scanned meshes, whose file order is not spatial:
+// that is their purpose.
+func TestVertexOrder(t *testing.T) {
+	tighter := map[string]float64{"bunny": 0.8, "teddy": 0.8, "duck": 0.8} // at most this share of the file order's
+	for name, s := range cullShapes(t) {
+		n := s.NumVertices()
+		order := s.VertexOrder()
+		if len(order) != n {
+			t.Fatalf("%s: %d indices for %d vertices", name, len(order), n)
+		}
+		seen := make([]bool, n)
+		nb := (n + VertexBlock - 1) / VertexBlock
+		if len(s.vblocks) != nb || len(s.vballs) != nb {
+			t.Fatalf("%s: %d boxes, %d balls, want %d blocks", name, len(s.vblocks), len(s.vballs), nb)
+		}
+		spatial, file := 0.0, 0.0
+		for b := 0; b < nb; b++ {
+			blk := s.BlockVertices(b)
+			if !slices.IsSorted(blk) {
+				t.Errorf("%s: block %d not in increasing order: %v", name, b, blk)
+			}
+			var fb AABB
+			for k, v := range blk {
+				if seen[v] {
+					t.Fatalf("%s: vertex %d twice", name, v)
+				}
+				seen[v] = true
+				x := s.verts[v]
+				if !s.vblocks[b].Contains(x) {
+					t.Errorf("%s: vertex %d outside its block %d's box", name, v, b)
+				}
+				ball := s.vballs[b]
+				if len3(sub3(x, [3]float64{ball[0], ball[1], ball[2]})) > ball[3] {
+					t.Errorf("%s: vertex %d outside its block %d's ball", name, v, b)
+				}
+				f := s.verts[b*VertexBlock+k]
+				if k == 0 {
+					fb = AABB{Min: f, Max: f}
+				}
+				for c := 0; c < 3; c++ {
+					fb.Min[c], fb.Max[c] = min(fb.Min[c], f[c]), max(fb.Max[c], f[c])
+				}
+			}
+			spatial += len3(sub3(s.vblocks[b].Max, s.vblocks[b].Min))
+			file += len3(sub3(fb.Max, fb.Min))
+		}
+		limit, ok := tighter[name]
+		if !ok {
+			limit = 1
+		}
+		if spatial > limit*file {
+			t.Errorf("%s: blocks' mean diagonal %.4g, file-order blocks' %.4g (want at most %g×)", name, spatial/float64(nb), file/float64(nb), limit)
+		}
+		t.Logf("%s: %d blocks, mean diagonal %.3g (file order %.3g)", name, nb, spatial/float64(nb), file/float64(nb))
+	}
+}
+
+// TestBlockInCull checks the block test against the per-vertex test at
+// random poses, near and overlapping, with and without a culling
+// extension: every vertex that passes InCull lies in a block that passes
+// BlockInCull, and some blocks are culled.
+func TestBlockInCull(t *testing.T) {
+	shapes := cullShapes(t)
+	rng := rand.New(rand.NewPCG(7, 21))
+	pairs := [][2]string{{"bunny", "duck"}, {"teddy", "torus"}, {"duck", "bunny"}, {"torus", "teddy"}, {"star", "star"}}
+	tested, skipped := 0, 0
+	for _, names := range pairs {
+		a, b := shapes[names[0]], shapes[names[1]]
+		scale := a.Size() + b.Size()
+		planar := a.Dim() == Dim2
+		for i := 0; i < 150; i++ {
+			var pa, pb Pose
+			if planar {
+				pa = Pose2D(0, 0, 2*math.Pi*rng.Float64())
+				r := scale * (0.2 + 0.9*rng.Float64())
+				ang := 2 * math.Pi * rng.Float64()
+				pb = Pose2D(r*math.Cos(ang), r*math.Sin(ang), 2*math.Pi*rng.Float64())
+			} else {
+				off := randVec(rng, false).Normalize().Mul(scale * (0.2 + 0.9*rng.Float64()))
+				qa := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
+				qb := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
+				pa = Pose{Pos: qa.Rotate(a.bounds.Center()).Mul(-1), Rot: qa}
+				pb = Pose{Pos: qb.Rotate(b.bounds.Center()).Mul(-1).Add(off), Rot: qb}
+			}
+			var d Direction
+			d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
+			for blk := range a.vblocks {
+				pass := d.BlockInCull(blk)
+				if !pass {
+					skipped++
+				}
+				for _, v := range a.BlockVertices(blk) {
+					if d.InCull(v) {
+						tested++
+						if !pass {
+							t.Fatalf("%v pose %d: vertex %d passes InCull but its block %d was culled", names, i, v, blk)
+						}
+					}
+				}
+			}
+		}
+	}
+	if tested == 0 || skipped == 0 {
+		t.Errorf("%d vertices in the culling volumes, %d blocks culled: the poses do not exercise the test", tested, skipped)
+	}
+}
