@@ -2,6 +2,7 @@ package benchscene
 
 import (
 	"context"
+	"time"
 
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -41,6 +42,27 @@ func (r *Recorder) Replay(be narrow.Backend) error {
 		if _, err := be.RegisterShape(s); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// ReplayTimed replays the recording through be: it registers the recorded
+// shapes, then runs every recorded batch through be.Detect in order into
+// res, and calls step with the batch's index, res and Detect's duration.
+// before, if not nil, runs before each batch, outside the timing.
+func (r *Recorder) ReplayTimed(ctx context.Context, be narrow.Backend, res *narrow.Result, before func(k int), step func(k int, res *narrow.Result, d time.Duration)) error {
+	if err := r.Replay(be); err != nil {
+		return err
+	}
+	for k, batch := range r.Batches {
+		if before != nil {
+			before(k)
+		}
+		t0 := time.Now()
+		if err := be.Detect(ctx, batch, res); err != nil {
+			return err
+		}
+		step(k, res, time.Since(t0))
 	}
 	return nil
 }

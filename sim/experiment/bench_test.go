@@ -47,18 +47,14 @@ func BenchmarkToriReplay(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := rec.Replay(be); err != nil {
+				err = rec.ReplayTimed(context.Background(), be, &res, nil, func(_ int, res *narrow.Result, d time.Duration) {
+					total += d
+					st.Add(&res.Stats)
+				})
+				be.Close()
+				if err != nil {
 					b.Fatal(err)
 				}
-				for _, pairs := range rec.Batches {
-					t0 := time.Now()
-					if err := be.Detect(context.Background(), pairs, &res); err != nil {
-						b.Fatal(err)
-					}
-					total += time.Since(t0)
-					st.Add(&res.Stats)
-				}
-				be.Close()
 			}
 			steps := float64(b.N * len(rec.Batches))
 			b.ReportMetric(total.Seconds()*1e3/steps, "ms/step")

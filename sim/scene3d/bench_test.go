@@ -120,27 +120,25 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := rec.Replay(be); err != nil {
+				err = rec.ReplayTimed(context.Background(), be, &res, nil, func(k int, res *narrow.Result, d time.Duration) {
+					p := 0
+					for p < 2 && k >= bounds[p+1] {
+						p++
+					}
+					phaseT[p] += d
+					st := &res.Stats
+					rays += st.Rays()
+					pairs += st.Pairs
+					std += st.StandardPairs
+					if p == 2 {
+						pairsC += st.Pairs
+						stdC += st.StandardPairs
+					}
+				})
+				be.Close()
+				if err != nil {
 					b.Fatal(err)
 				}
-				for p := 0; p < 3; p++ {
-					for k := bounds[p]; k < bounds[p+1]; k++ {
-						t0 := time.Now()
-						if err := be.Detect(context.Background(), rec.Batches[k], &res); err != nil {
-							b.Fatal(err)
-						}
-						phaseT[p] += time.Since(t0)
-						st := &res.Stats
-						rays += st.Rays()
-						pairs += st.Pairs
-						std += st.StandardPairs
-						if p == 2 {
-							pairsC += st.Pairs
-							stdC += st.StandardPairs
-						}
-					}
-				}
-				be.Close()
 			}
 			ms := func(d time.Duration, steps int) float64 {
 				return float64(d.Nanoseconds()) / 1e6 / float64(max(1, steps*b.N))
@@ -209,26 +207,25 @@ func BenchmarkPileAtRest(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if err := rec.Replay(be); err != nil {
-						b.Fatal(err)
-					}
-					for k, batch := range rec.Batches {
-						if cold {
+					var flush func(int)
+					if cold {
+						flush = func(int) {
 							for p := 0; p < len(junk); p += 64 {
 								junk[p]++
 							}
 						}
-						t0 := time.Now()
-						if err := be.Detect(context.Background(), batch, &res); err != nil {
-							b.Fatal(err)
-						}
+					}
+					err = rec.ReplayTimed(context.Background(), be, &res, flush, func(k int, res *narrow.Result, d time.Duration) {
 						if k >= warm {
-							t += time.Since(t0)
-							pairs += len(batch)
+							t += d
+							pairs += len(res.Pairs)
 							steps++
 						}
-					}
+					})
 					be.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
 				}
 				b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
 				b.ReportMetric(float64(t.Nanoseconds())/float64(max(1, pairs)), "ns/pair")
@@ -269,21 +266,17 @@ func BenchmarkSpawnerEnd(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := rec.Replay(be); err != nil {
-					b.Fatal(err)
-				}
-				for k, batch := range rec.Batches {
-					t0 := time.Now()
-					if err := be.Detect(context.Background(), batch, &res); err != nil {
-						b.Fatal(err)
-					}
+				err = rec.ReplayTimed(context.Background(), be, &res, nil, func(k int, res *narrow.Result, d time.Duration) {
 					if k >= warm {
-						t += time.Since(t0)
+						t += d
 						st.Add(&res.Stats)
 						steps++
 					}
-				}
+				})
 				be.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
 			b.ReportMetric(float64(st.StandardRays)/float64(max(1, steps)), "std-rays/step")
