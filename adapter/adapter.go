@@ -29,7 +29,8 @@ type Batch struct {
 	ids     map[*narrow.Shape]narrow.ShapeID
 	pairs   []narrow.Pair
 	res     narrow.Result
-	index   map[uint64]int // pair ID → position in res.Pairs
+	index   map[uint64]int // pair ID → position in res.Pairs (once indexed)
+	indexed bool           // index holds the last Run's pairs
 }
 
 // NewBatch returns an empty batch that runs on backend.
@@ -117,18 +118,25 @@ func (b *Batch) Len() int { return len(b.pairs) }
 func (b *Batch) Run(ctx context.Context) error {
 	b.res.Reset()
 	clear(b.index)
+	b.indexed = false
 	if err := b.backend.Detect(ctx, b.pairs, &b.res); err != nil {
+		b.indexed = true // Result finds no pair of a failed step
 		return fmt.Errorf("adapter: detect %d pairs: %w", len(b.pairs), err)
-	}
-	for i := range b.res.Pairs {
-		b.index[b.res.Pairs[i].ID] = i
 	}
 	return nil
 }
 
 // Result returns the last Run's result for pair id, or nil if the pair
-// was not in that step. It stays valid until the next Run.
+// was not in that step. It stays valid until the next Run. The first call
+// after a Run indexes the step's pairs by ID (an engine that walks Results
+// in order never pays for it).
 func (b *Batch) Result(id uint64) *narrow.PairResult {
+	if !b.indexed {
+		for i := range b.res.Pairs {
+			b.index[b.res.Pairs[i].ID] = i
+		}
+		b.indexed = true
+	}
 	i, ok := b.index[id]
 	if !ok {
 		return nil

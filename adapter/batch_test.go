@@ -84,3 +84,64 @@ func TestBatchReleaseAndPrune(t *testing.T) {
 		t.Errorf("%d shapes, want 3", b.Shapes())
 	}
 }
+
+// TestBatchResultIndex: Result finds each pair of the last Run by ID,
+// whatever the order of the pairs and whether it was called after earlier
+// Runs; it returns nil for an ID the step did not have, and for every ID
+// after a Run that failed.
+func TestBatchResultIndex(t *testing.T) {
+	be, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	b := adapter.NewBatch(be)
+	a, c := box(t, 1), box(t, 0.5)
+	pose := func(x float64) narrow.Pose { return narrow.Pose{Pos: mgl64.Vec3{x, 0, 0}, Rot: mgl64.QuatIdent()} }
+	steps := []struct {
+		name    string
+		ids     []uint64
+		look    bool     // call Result after the step
+		missing []uint64 // IDs Result must not find
+		cancel  bool     // the step's context is cancelled
+	}{
+		{"first", []uint64{7, 3, 11}, true, []uint64{1, 4}, false},
+		{"unread", []uint64{3, 5}, false, nil, false},
+		{"reordered, after an unread step", []uint64{11, 7, 5}, true, []uint64{3}, false},
+		{"cancelled", []uint64{7, 11}, true, []uint64{7, 11}, true},
+		{"after a failure", []uint64{2}, true, []uint64{7, 11}, false},
+	}
+	for _, st := range steps {
+		b.Begin()
+		for k, id := range st.ids {
+			if err := b.Add(id, a, c, narrow.Identity, pose(1.4+0.01*float64(k))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		if st.cancel {
+			cancel()
+		}
+		err := b.Run(ctx)
+		cancel()
+		if (err != nil) != st.cancel {
+			t.Fatalf("%s: Run: %v", st.name, err)
+		}
+		if !st.look {
+			continue
+		}
+		if !st.cancel {
+			for k, id := range st.ids {
+				r := b.Result(id)
+				if r == nil || r.ID != id || r != &b.Results()[k] {
+					t.Errorf("%s: Result(%d) = %+v, want pair %d of the step", st.name, id, r, k)
+				}
+			}
+		}
+		for _, id := range st.missing {
+			if r := b.Result(id); r != nil {
+				t.Errorf("%s: Result(%d) = %+v, want nil", st.name, id, r)
+			}
+		}
+	}
+}
