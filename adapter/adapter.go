@@ -147,6 +147,16 @@ func (b *Batch) Result(id uint64) *narrow.PairResult {
 // Stats returns the last Run's statistics.
 func (b *Batch) Stats() narrow.Stats { return b.res.Stats }
 
+// DetectTimes returns where the time of the last successful Run's Detect
+// went, and false if the backend does not report it (narrow.Timed).
+func (b *Batch) DetectTimes() (narrow.DetectTimes, bool) {
+	t, ok := b.backend.(narrow.Timed)
+	if !ok {
+		return narrow.DetectTimes{}, false
+	}
+	return t.LastDetectTimes(), true
+}
+
 // Results returns every pair's result of the last Run, in the order the
 // pairs were added.
 func (b *Batch) Results() []narrow.PairResult { return b.res.Pairs }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/cpubackend"
@@ -629,5 +630,34 @@ func TestUnregisterShape(t *testing.T) {
 	be.Close()
 	if err := be.UnregisterShape(ids[0]); !errors.Is(err, narrow.ErrBackendClosed) {
 		t.Errorf("UnregisterShape after Close = %v, want ErrBackendClosed", err)
+	}
+}
+
+// TestBackendDetectTimes: the parts of a step's time are non-negative,
+// the ray work of a step that casts rays is positive, and together they
+// fit in the wall time around Detect; a cancelled call leaves the last
+// successful step's times.
+func TestBackendDetectTimes(t *testing.T) {
+	sh := btLoad(t)
+	be, ids := btNew(t, sh, narrow.Params{})
+	var res narrow.Result
+	pairs := btGoodPairs(sh, ids, 0)
+	t0 := time.Now()
+	btDetect(t, be, pairs, &res)
+	wall := time.Since(t0)
+	got := be.LastDetectTimes()
+	if res.Stats.Rays() == 0 {
+		t.Fatal("the step cast no ray: the test checks nothing")
+	}
+	if got.Prepare < 0 || got.Rays <= 0 || got.Finish < 0 || got.Prepare+got.Rays+got.Finish > wall {
+		t.Errorf("times %+v for a step of %v", got, wall)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := be.Detect(ctx, btGoodPairs(sh, ids, 1), &res); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Detect returned %v", err)
+	}
+	if after := be.LastDetectTimes(); after != got {
+		t.Errorf("times after a cancelled call %+v, want the last step's %+v", after, got)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/irtcd/irtcd/iterative"
 	"github.com/irtcd/irtcd/narrow"
@@ -75,8 +76,9 @@ type Backend struct {
 	tasks     []task
 	clears    []int32 // jobs whose clearance is sought this step
 	reducers  []reprojection.Reducer
-	cands     [][]int32        // per worker: the vertices a standard work item casts rays from
-	ids       map[uint64]int32 // batch index of this step's pairs without state
+	cands     [][]int32          // per worker: the vertices a standard work item casts rays from
+	times     narrow.DetectTimes // of the last Detect that succeeded
+	ids       map[uint64]int32   // batch index of this step's pairs without state
 	runCheck  func(i, w int)
 	runDecide func(i, w int)
 	runTask   func(i, w int)
@@ -255,12 +257,15 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 		return err
 	}
 	*st = narrow.Stats{}
+	t0 := time.Now()
 	b.store.Begin()
 	b.prepare(pairs)
 
 	b.ctx = ctx
 	b.stop.Store(false)
+	t1 := time.Now()
 	b.pool.run(len(b.tasks), b.runTask)
+	t2 := time.Now()
 	if !b.stop.Load() {
 		b.pool.run(len(b.jobs), b.runMerge)
 	}
@@ -301,6 +306,8 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 		w.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
 	}
 	b.store.Sweep()
+	t3 := time.Now()
+	b.times = narrow.DetectTimes{Prepare: t1.Sub(t0), Rays: t2.Sub(t1), Finish: t3.Sub(t2)}
 	if b.log.Enabled(ctx, slog.LevelDebug) {
 		b.log.DebugContext(ctx, "irtcd step", "pairs", st.Pairs, "standard", st.StandardPairs,
 			"iterative", st.IterativePairs, "failed", st.FailedPairs, "rays", st.Rays(), "contacts", st.Contacts)
@@ -315,6 +322,16 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 		}
 	}
 	return nil
+}
+
+var _ narrow.Timed = (*Backend)(nil)
+
+// LastDetectTimes returns where the time of the last Detect (or DetectTo)
+// that succeeded went (narrow.Timed): its work items are the Rays part.
+func (b *Backend) LastDetectTimes() narrow.DetectTimes {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.times
 }
 
 // prepare validates the pairs, decides standard or iterative per pair and

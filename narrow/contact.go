@@ -2,6 +2,7 @@ package narrow
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 )
@@ -259,4 +260,26 @@ type Backend interface {
 	UnregisterShape(id ShapeID) error
 	Detect(ctx context.Context, pairs []Pair, res *Result) error
 	Close() error
+}
+
+// DetectTimes splits the wall time of one Detect call into its parts.
+type DetectTimes struct {
+	// Prepare: validating the pairs, finding their temporal states and
+	// deciding standard or iterative for each (Eq. 2 of Lehericey et al.
+	// 2013), laying out the work.
+	Prepare time.Duration
+	// Rays: the ray work itself, culling and standard rays (with their
+	// predictive part) or iterative walks, and the contacts they give;
+	// what the papers time as "time spent on ray-tracing" on the GPU.
+	Rays time.Duration
+	// Finish: gathering each pair's results, manifold reduction,
+	// committing the temporal states and writing the Result.
+	Finish time.Duration
+}
+
+// Timed is implemented by backends that time the parts of their Detect
+// calls. LastDetectTimes returns those of the last call that returned
+// without error.
+type Timed interface {
+	LastDetectTimes() DetectTimes
 }

@@ -28,9 +28,9 @@ import "math"
 // The search is kept cheap, since it competes with the standard step it
 // may save: the bound of the ball of Src's bounding sphere if it is
 // positive, else the least bound of the balls of its blocks of VertexBlock
-// vertices (Shape.VertexOrder), where a block whose ball's bound is not positive has its
-// vertices examined one by one, for at most blocks blocks (beyond, the
-// search gives up).
+// vertices (Shape.VertexOrder), where a block whose ball's bound is not
+// positive has its vertices examined one by one, for at most blocks blocks
+// (beyond, the search gives up).
 func (d *Direction) Clearance(ext float64, blocks int) float64 {
 	src := d.Src
 	t := &d.SrcToDst.T

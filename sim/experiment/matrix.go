@@ -87,7 +87,13 @@ func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n
 
 // speedups returns the mean and median speed-ups of slow over fast in sp.
 func speedups(slow, fast *scene3d.Trace, sp span) (mean, med float64) {
-	return div(meanNarrow(slow.Steps, sp), meanNarrow(fast.Steps, sp)), div(medianNarrow(slow.Steps, sp), medianNarrow(fast.Steps, sp))
+	return speedupsOf(slow, fast, sp, narrowOf)
+}
+
+// speedupsOf returns the mean and median speed-ups of slow over fast in sp
+// of the time f of a step.
+func speedupsOf(slow, fast *scene3d.Trace, sp span, f func(*scene3d.StepMetrics) time.Duration) (mean, med float64) {
+	return div(meanTime(slow.Steps, sp, f), meanTime(fast.Steps, sp, f)), div(medianTime(slow.Steps, sp, f), medianTime(fast.Steps, sp, f))
 }
 
 // timeChart plots the narrow phase's time per step of the given runs.

@@ -362,29 +362,46 @@ func phaseSpans(steps []scene3d.StepMetrics) [3]span {
 	return [3]span{{"A (free fall)", 0, b}, {"B (impact)", b, c}, {"C (rest)", c, len(steps)}}
 }
 
+// narrowOf and rayOf are the times of a step that speed-ups compare: the
+// whole narrow phase, and its ray work alone (scene3d.StepMetrics.RayTime,
+// what the papers time as "time spent on ray-tracing").
+func narrowOf(m *scene3d.StepMetrics) time.Duration { return m.Narrow }
+func rayOf(m *scene3d.StepMetrics) time.Duration    { return m.RayTime }
+
 // meanNarrow returns the mean narrow-phase time per step, in ms, over sp
 // (NaN for no step).
 func meanNarrow(steps []scene3d.StepMetrics, sp span) float64 {
+	return meanTime(steps, sp, narrowOf)
+}
+
+// meanTime returns the mean of f per step, in ms, over sp (NaN for no
+// step).
+func meanTime(steps []scene3d.StepMetrics, sp span, f func(*scene3d.StepMetrics) time.Duration) float64 {
 	sp = sp.clip(len(steps))
 	if sp.to <= sp.from {
 		return math.NaN()
 	}
 	var sum time.Duration
-	for _, m := range steps[sp.from:sp.to] {
-		sum += m.Narrow
+	for i := sp.from; i < sp.to; i++ {
+		sum += f(&steps[i])
 	}
 	return ms(sum) / float64(sp.to-sp.from)
 }
 
 // medianNarrow returns the median narrow-phase time per step, in ms.
 func medianNarrow(steps []scene3d.StepMetrics, sp span) float64 {
+	return medianTime(steps, sp, narrowOf)
+}
+
+// medianTime returns the median of f per step, in ms, over sp.
+func medianTime(steps []scene3d.StepMetrics, sp span, f func(*scene3d.StepMetrics) time.Duration) float64 {
 	sp = sp.clip(len(steps))
 	if sp.to <= sp.from {
 		return math.NaN()
 	}
 	v := make([]float64, 0, sp.to-sp.from)
-	for _, m := range steps[sp.from:sp.to] {
-		v = append(v, ms(m.Narrow))
+	for i := sp.from; i < sp.to; i++ {
+		v = append(v, ms(f(&steps[i])))
 	}
 	return median(v)
 }

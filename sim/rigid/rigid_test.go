@@ -68,12 +68,22 @@ func TestBoxRestsOnGround(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slept := -1
+	slept, timed := -1, 0
 	for i := 0; i < 300; i++ {
 		run(t, w, 1)
 		if slept < 0 && w.Body(id).Sleeping() {
 			slept = i
 		}
+		// The narrow phase's ray work (the CPU backend times it) is part
+		// of the narrow phase.
+		if st := w.Stats(); st.Rays < 0 || st.Rays > st.Narrow {
+			t.Fatalf("step %d: ray work %v, narrow phase %v", i, st.Rays, st.Narrow)
+		} else if st.Rays > 0 {
+			timed++
+		}
+	}
+	if timed == 0 {
+		t.Error("no step timed its ray work")
 	}
 	b := w.Body(id)
 	y := b.CenterOfMass()[1]

@@ -65,6 +65,7 @@ func PairID(a, b BodyID) uint64 {
 // StepStats describes the last step.
 type StepStats struct {
 	Narrow time.Duration // the narrow phase: adapter.Batch.Run around Backend.Detect
+	Rays   time.Duration // of Narrow, the backend's ray work (narrow.DetectTimes.Rays; 0 if the backend does not time it)
 	Total  time.Duration // the whole step (broad phase, narrow phase, solver, sleeping)
 	Detect narrow.Stats  // the backend's statistics (rays by kind, pairs standard/iterative)
 
@@ -346,6 +347,9 @@ func (w *World) Step(ctx context.Context) error {
 	}
 	st.Pairs = len(w.pairs)
 	st.Detect = w.batch.Stats()
+	if dt, ok := w.batch.DetectTimes(); ok {
+		st.Rays = dt.Rays
+	}
 
 	w.wakeTouched(res)
 	w.prepareBodies()

@@ -91,8 +91,9 @@ type StepMetrics struct {
 	Bodies int // dynamic bodies during the step
 	Awake  int // dynamic bodies awake after it
 
-	Narrow time.Duration // narrow phase: adapter.Batch.Run (Backend.Detect and indexing)
-	Total  time.Duration // the world's whole step (broad phase, narrow phase, solver, sleeping)
+	Narrow  time.Duration // narrow phase: adapter.Batch.Run (Backend.Detect)
+	RayTime time.Duration // of Narrow, the backend's ray work (narrow.DetectTimes.Rays; 0 if the backend does not time it)
+	Total   time.Duration // the world's whole step (broad phase, narrow phase, solver, sleeping)
 
 	StandardRays   int // Hermann rays of standard steps
 	PredictiveRays int // opposite (predictive) rays
@@ -323,6 +324,7 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 		Bodies:              len(s.Setup.Bodies),
 		Awake:               st.Awake,
 		Narrow:              st.Narrow,
+		RayTime:             st.Rays,
 		Total:               st.Total,
 		StandardRays:        st.Detect.StandardRays,
 		PredictiveRays:      st.Detect.PredictiveRays,

@@ -364,7 +364,7 @@ func TestDeferredReference(t *testing.T) {
 		}
 		for k := range got {
 			g, w := got[k], inline.Steps[k]
-			g.Narrow, g.Total, w.Narrow, w.Total = 0, 0, 0, 0
+			g.Narrow, g.RayTime, g.Total, w.Narrow, w.RayTime, w.Total = 0, 0, 0, 0, 0, 0
 			if g != w {
 				t.Fatalf("step %d: deferred %+v\ninline %+v", k, g, w)
 			}
