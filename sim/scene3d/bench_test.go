@@ -180,7 +180,7 @@ func pileAtRest() (*benchscene.Recorder, error) {
 // an engine's solver and broad phase would between its narrow phases: a
 // step then finds none of its data in the caches, as in a simulation
 // (cache=warm is the replay alone). Metrics: Detect's mean time per step
-// and per pair.
+// and per pair, and its parts per step (narrow.DetectTimes).
 func BenchmarkPileAtRest(b *testing.B) {
 	rec, err := pileAtRest()
 	if err != nil {
@@ -200,6 +200,7 @@ func BenchmarkPileAtRest(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				var t time.Duration
+				var parts detectParts
 				var pairs, steps int
 				var res narrow.Result
 				for i := 0; i < b.N; i++ {
@@ -218,6 +219,7 @@ func BenchmarkPileAtRest(b *testing.B) {
 					err = rec.ReplayTimed(context.Background(), be, &res, flush, func(k int, res *narrow.Result, d time.Duration) {
 						if k >= warm {
 							t += d
+							parts.add(be.LastDetectTimes())
 							pairs += len(res.Pairs)
 							steps++
 						}
@@ -229,6 +231,7 @@ func BenchmarkPileAtRest(b *testing.B) {
 				}
 				b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
 				b.ReportMetric(float64(t.Nanoseconds())/float64(max(1, pairs)), "ns/pair")
+				parts.report(b, steps)
 			})
 		}
 	}
@@ -247,8 +250,8 @@ var spawnerEnd = sync.OnceValues(func() (*benchscene.Recorder, error) {
 // warm the backend up and are not timed. This is where the scene's
 // standard steps are the most expensive, and where the iterative method
 // still sends about 5 % of the pairs to standard steps. Metrics: Detect's
-// mean time per step, standard rays and the share of pairs processed with
-// the standard algorithm.
+// mean time per step and its parts (narrow.DetectTimes), standard rays and
+// the share of pairs processed with the standard algorithm.
 func BenchmarkSpawnerEnd(b *testing.B) {
 	rec, err := spawnerEnd()
 	if err != nil {
@@ -258,6 +261,7 @@ func BenchmarkSpawnerEnd(b *testing.B) {
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative} {
 		b.Run("method="+m.String(), func(b *testing.B) {
 			var t time.Duration
+			var parts detectParts
 			var st narrow.Stats
 			var res narrow.Result
 			steps := 0
@@ -269,6 +273,7 @@ func BenchmarkSpawnerEnd(b *testing.B) {
 				err = rec.ReplayTimed(context.Background(), be, &res, nil, func(k int, res *narrow.Result, d time.Duration) {
 					if k >= warm {
 						t += d
+						parts.add(be.LastDetectTimes())
 						st.Add(&res.Stats)
 						steps++
 					}
@@ -281,6 +286,27 @@ func BenchmarkSpawnerEnd(b *testing.B) {
 			b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
 			b.ReportMetric(float64(st.StandardRays)/float64(max(1, steps)), "std-rays/step")
 			b.ReportMetric(100*float64(st.StandardPairs)/float64(max(1, st.Pairs)), "std-%")
+			parts.report(b, steps)
 		})
+	}
+}
+
+// detectParts sums the parts of Detect calls (narrow.DetectTimes).
+type detectParts narrow.DetectTimes
+
+func (p *detectParts) add(t narrow.DetectTimes) {
+	p.Prepare += t.Prepare
+	p.Rays += t.Rays
+	p.Finish += t.Finish
+}
+
+// report reports the parts' means per step: preparation (validation,
+// state lookups, Eq. 2), ray work, and merge and commit.
+func (p *detectParts) report(b *testing.B, steps int) {
+	for _, m := range []struct {
+		d    time.Duration
+		name string
+	}{{p.Prepare, "prepare-ms/step"}, {p.Rays, "rays-ms/step"}, {p.Finish, "finish-ms/step"}} {
+		b.ReportMetric(float64(m.d.Nanoseconds())/1e6/float64(max(1, steps)), m.name)
 	}
 }
