@@ -264,9 +264,10 @@ type Backend interface {
 
 // DetectTimes splits the wall time of one Detect call into its parts.
 type DetectTimes struct {
-	// Prepare: validating the pairs, finding their temporal states and
+	// Prepare: validating the pairs, finding their temporal states,
 	// deciding standard or iterative for each (Eq. 2 of Lehericey et al.
-	// 2013), laying out the work.
+	// 2013), setting up the transforms and culling boxes of the
+	// directions that cast rays, laying out the work.
 	Prepare time.Duration
 	// Rays: the ray work itself, culling and standard rays (with their
 	// predictive part) or iterative walks, and the contacts they give;

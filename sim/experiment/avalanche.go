@@ -130,7 +130,7 @@ but no ray hits, as in the paper.`,
 
 	// The same speed-ups of the ray work alone, the paper's measure.
 	rt := &Table{
-		Caption: "The same speed-ups of the ray work alone: the CPU backend's work items (culling and standard rays, iterative walks, contacts; narrow.DetectTimes.Rays), without the per-pair preparation (Eq. 2 decisions, state lookups) and merging (manifolds, state commits, results). The paper times \"the time spent on ray-tracing on the GPU\" (2013 §4.3, Figure 7).",
+		Caption: "The same speed-ups of the ray work alone: the CPU backend's work items (culling and standard rays, iterative walks, contacts; narrow.DetectTimes.Rays), without the per-pair preparation (validation, state lookups, Eq. 2 decisions, the directions' transforms and culling boxes) and merging (manifolds, state commits, results). The paper times \"the time spent on ray-tracing on the GPU\" (2013 §4.3, Figure 7).",
 		Header:  []string{"traversal, phase", "paper", "ray work: irtcd", "irtcd / paper", "ray work, share of the narrow phase (standard / iterative)"},
 		Align:   "lrrrr",
 	}
