@@ -106,6 +106,7 @@ type job struct {
 	iterative bool
 	clearStep bool    // the step stands for a standard step: both directions are clear
 	search    bool    // the decision waits for a clearance search (seek)
+	culled    bool    // the directions' culling volumes are set (standardDirs)
 	failed    [2]bool // directions whose search failed (the step is standard)
 	seek      [2]bool // directions whose clearance is sought before deciding
 	pair      narrow.Pair
@@ -404,7 +405,7 @@ func (b *Backend) doCheck(k, _ int) {
 	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
 		j := &b.jobs[i]
 		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
-		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
+		j.clearStep, j.search, j.seek, j.failed, j.culled = false, false, [2]bool{}, [2]bool{}, false
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
 		j.dirs = nil
 		if err := b.check(j); err != nil {
@@ -441,6 +442,17 @@ func (b *Backend) setDirs(j *job, i int) {
 	narrow.SetPair(j.dirs, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
 }
 
+// standardDirs sets job i's directions for a standard step, culling
+// volumes included: on every worker, during the decision, rather than in
+// the layout's pass in batch order.
+func (b *Backend) standardDirs(j *job, i int) {
+	b.setDirs(j, i)
+	for d := range j.dirs {
+		j.dirs[d].SetCull(j.res.DistanceExtension)
+	}
+	j.culled = true
+}
+
 // decide prepares job i's temporal state and, where it casts rays, its
 // directions, and decides whether its step is iterative. It reports
 // whether the decision waits for a clearance search.
@@ -460,7 +472,7 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 	if b.params.Method == narrow.MethodStandard {
 		j.own = b.params.Resolve(j.a, j.b)
 		j.res = &j.own
-		b.setDirs(j, i)
+		b.standardDirs(j, i)
 		return false
 	}
 	// Where each bounding-sphere centre lies in the other's frame, and the
@@ -472,7 +484,7 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 	j.res = &j.st.Params
 	// j.st.Next is empty: only doMerge fills it, and it commits at once.
 	if !j.st.Valid {
-		b.setDirs(j, i)
+		b.standardDirs(j, i)
 		return false
 	}
 	_, _, _, rA := j.a.BoundingSphere()
@@ -484,7 +496,7 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 		return false
 	}
 	if b.noClear {
-		b.setDirs(j, i)
+		b.standardDirs(j, i)
 		return false
 	}
 	var disp [2]float64
@@ -497,7 +509,7 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 			j.seek[d] = true
 		default:
 			j.seek = [2]bool{}
-			b.setDirs(j, i)
+			b.standardDirs(j, i)
 			return false
 		}
 	}
@@ -522,7 +534,7 @@ func (b *Backend) layout(i, nt int) int {
 	for d := 0; d < 2; d++ {
 		dir := &j.dirs[d]
 		dir.Reach = j.res.Reach
-		if !j.iterative {
+		if !j.iterative && !j.culled { // a standard step after a clearance search
 			dir.SetCull(j.res.DistanceExtension)
 		}
 		n := dir.Src.NumVertices()
