@@ -106,7 +106,6 @@ type job struct {
 	iterative bool
 	clearStep bool    // the step stands for a standard step: both directions are clear
 	search    bool    // the decision waits for a clearance search (seek)
-	culled    bool    // the directions' culling volumes are set (standardDirs)
 	failed    [2]bool // directions whose search failed (the step is standard)
 	seek      [2]bool // directions whose clearance is sought before deciding
 	pair      narrow.Pair
@@ -405,7 +404,7 @@ func (b *Backend) doCheck(k, _ int) {
 	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
 		j := &b.jobs[i]
 		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
-		j.clearStep, j.search, j.seek, j.failed, j.culled = false, false, [2]bool{}, [2]bool{}, false
+		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
 		j.dirs = nil
 		if err := b.check(j); err != nil {
@@ -450,7 +449,6 @@ func (b *Backend) standardDirs(j *job, i int) {
 	for d := range j.dirs {
 		j.dirs[d].SetCull(j.res.DistanceExtension)
 	}
-	j.culled = true
 }
 
 // decide prepares job i's temporal state and, where it casts rays, its
@@ -534,7 +532,7 @@ func (b *Backend) layout(i, nt int) int {
 	for d := 0; d < 2; d++ {
 		dir := &j.dirs[d]
 		dir.Reach = j.res.Reach
-		if !j.iterative && !j.culled { // a standard step after a clearance search
+		if !j.iterative && j.search { // a standard step after a clearance search (others: standardDirs)
 			dir.SetCull(j.res.DistanceExtension)
 		}
 		n := dir.Src.NumVertices()
