@@ -77,6 +77,7 @@ type Backend struct {
 	clears    []int32 // jobs whose clearance is sought this step
 	reducers  []reprojection.Reducer
 	cands     [][]int32          // per worker: the vertices a standard work item casts rays from
+	sinks     []sink             // per worker: see doDecide
 	times     narrow.DetectTimes // of the last Detect that succeeded
 	ids       map[uint64]int32   // batch index of this step's pairs without state
 	runCheck  func(i, w int)
@@ -167,6 +168,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runClear = b.doClear
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.cands = make([][]int32, b.workers)
+	b.sinks = make([]sink, b.workers)
 	b.pool = newPool(b.workers)
 	return b, nil
 }
@@ -258,6 +260,8 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 	}
 	*st = narrow.Stats{}
 	t0 := time.Now()
+	b.pool.begin()
+	defer b.pool.end()
 	b.store.Begin()
 	b.prepare(pairs)
 
@@ -267,7 +271,7 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 	b.pool.run(len(b.tasks), b.runTask)
 	t2 := time.Now()
 	if !b.stop.Load() {
-		b.pool.run(len(b.jobs), b.runMerge)
+		b.pool.run((len(b.jobs)+prepareBlock-1)/prepareBlock, b.runMerge)
 	}
 	b.ctx = nil
 	if b.stop.Load() {
@@ -421,8 +425,23 @@ func (b *Backend) doCheck(k, _ int) {
 }
 
 // doDecide decides the valid jobs of one block of the batch.
-func (b *Backend) doDecide(k, _ int) {
-	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
+//
+// The states of a batch lie all over the heap and are mostly out of the
+// caches by the next step (the engine's solver ran in between). Deciding
+// pair after pair would wait for their lines one pair at a time; a first
+// loop that only reads them (warm) lets the processor fetch the lines of
+// many states at once. Measured on the avalanche at rest: the decisions
+// take about a third less time.
+func (b *Backend) doDecide(k, w int) {
+	lo, hi := k*prepareBlock, min(len(b.jobs), (k+1)*prepareBlock)
+	var sink float64
+	for i := lo; i < hi; i++ {
+		if st := b.jobs[i].st; st != nil {
+			sink += warm(st)
+		}
+	}
+	b.sinks[w].v += sink
+	for i := lo; i < hi; i++ {
 		if j := &b.jobs[i]; j.err == nil {
 			j.search = b.decide(j, i)
 			if j.dirs != nil && j.st != nil && j.res.Speculative {
@@ -432,6 +451,21 @@ func (b *Backend) doDecide(k, _ int) {
 			}
 		}
 	}
+}
+
+// warm reads a word from each cache line of st that decide reads: the
+// flags and clearances, the placement at the last standard step, the rays
+// and the threshold. The sum only keeps the compiler from dropping the
+// loads.
+func warm(st *iterative.PairState) float64 {
+	return st.Clear[0] + st.RelNI.Q[0] + float64(len(st.Rays[1])) + st.Params.DisplacementThreshold
+}
+
+// sink receives the sums of warm, one per worker, on a cache line of its
+// own.
+type sink struct {
+	v float64
+	_ [56]byte
 }
 
 // setDirs prepares the directions of job i, which casts rays or seeks a
@@ -480,7 +514,7 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 		j.st.Params, j.st.HasParams = b.params.Resolve(j.a, j.b), true
 	}
 	j.res = &j.st.Params
-	// j.st.Next is empty: only doMerge fills it, and it commits at once.
+	// j.st.Next is empty: only merge fills it, and it commits at once.
 	if !j.st.Valid {
 		b.standardDirs(j, i)
 		return false
@@ -756,10 +790,19 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 	return append(cs, narrow.Contact{})
 }
 
-// doMerge gathers one job's work items in order, reduces its manifolds and
+// doMerge merges the jobs of one block of the batch (see merge). Blocks,
+// not single jobs: most jobs of a pile at rest have nothing to merge, and
+// handing them out one by one cost more than merging them.
+func (b *Backend) doMerge(k, w int) {
+	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
+		b.merge(i, w)
+	}
+}
+
+// merge gathers job i's work items in order, reduces its manifolds and
 // commits its temporal state. It runs only once every work item has
 // finished without a cancellation, so the step can no longer fail.
-func (b *Backend) doMerge(i, w int) {
+func (b *Backend) merge(i, w int) {
 	j := &b.jobs[i]
 	if j.err != nil || j.t0 == j.t1 && j.iterative && !j.clearStep {
 		// Nothing to merge, and nothing to commit: an iterative step

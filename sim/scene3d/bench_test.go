@@ -49,6 +49,42 @@ func BenchmarkAvalanche3D(b *testing.B) {
 	}
 }
 
+// BenchmarkAvalancheRest simulates the full avalanche (512 bunnies, 600
+// steps) with each method on every core, as the bench's scene 1 does, and
+// times the narrow phase in the run's phase C (rest; scene3d.PhaseBounds):
+// Detect between two solver steps, so with the caches the solver left.
+// Metrics: the narrow phase's mean time per step in phase C, its ray work
+// (narrow.DetectTimes.Rays) and the rest (preparation and finish), and
+// pairs per step. One iteration takes a few seconds; use -benchtime 1x
+// and alternate binaries to compare versions.
+func BenchmarkAvalancheRest(b *testing.B) {
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative} {
+		b.Run("method="+m.String(), func(b *testing.B) {
+			var narrowT, rayT time.Duration
+			var pairs, steps int
+			for i := 0; i < b.N; i++ {
+				tr, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
+					N: 512, Seed: 1, Params: narrow.Params{Method: m}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, c := scene3d.PhaseBounds(tr.Steps)
+				for _, s := range tr.Steps[c:] {
+					narrowT += s.Narrow
+					rayT += s.RayTime
+					pairs += s.Pairs
+					steps++
+				}
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(max(1, steps)) }
+			b.ReportMetric(ms(narrowT), "narrow-ms/step")
+			b.ReportMetric(ms(rayT), "rays-ms/step")
+			b.ReportMetric(ms(narrowT-rayT), "rest-ms/step")
+			b.ReportMetric(float64(pairs)/float64(max(1, steps)), "pairs/step")
+		})
+	}
+}
+
 var (
 	replayOnce  sync.Once
 	replayRec   *benchscene.Recorder
