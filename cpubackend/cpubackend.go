@@ -260,8 +260,7 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 	}
 	*st = narrow.Stats{}
 	t0 := time.Now()
-	b.pool.begin()
-	defer b.pool.end()
+	defer b.pool.end() // the phases open the pool's session
 	b.store.Begin()
 	b.prepare(pairs)
 

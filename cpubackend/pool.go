@@ -14,10 +14,12 @@ import (
 // takes tens of microseconds, as long as a short phase, so a helper woken
 // per phase joined it late or not at all: in BenchmarkPool the second of
 // two workers ran 4 % of the items, and two workers were slower than one.
-// Helpers are therefore woken once per step (begin) and spin between its
-// phases, yielding the processor as they do, until end; between steps,
-// while the engine runs its solver, they are parked. The second worker
-// now runs half of the items, and two workers take 0.67× the time of one.
+// Helpers are therefore woken once per step, by its first phase of more
+// than one item (or begin), and spin between its phases, yielding the
+// processor as they do, until end; between steps, while the engine runs
+// its solver, they are parked, and a step of single-item phases (a few
+// pairs) never wakes them. The second worker now runs half of the items,
+// and two workers take 0.67× the time of one.
 type pool struct {
 	wake  []chan struct{} // one per helper; a token starts a session
 	fn    func(i, w int)
@@ -83,7 +85,8 @@ func (p *pool) drain(w int) {
 	}
 }
 
-// begin opens a session: the helpers stop parking until end.
+// begin opens a session: the helpers stop parking until end. A session
+// spans the phases of a step.
 func (p *pool) begin() {
 	if len(p.wake) == 0 {
 		return
@@ -101,9 +104,12 @@ func (p *pool) begin() {
 func (p *pool) end() { p.open.Store(false) }
 
 // run calls fn(i, worker) for i in [0, count) and returns when all are
-// done. Between begin and end the helpers take part; otherwise the caller
-// runs every item.
+// done. With more than one item it opens a session if none is open (see
+// begin): the caller must end it.
 func (p *pool) run(count int, fn func(i, w int)) {
+	if count > 1 && !p.open.Load() {
+		p.begin()
+	}
 	p.fn, p.count = fn, int64(count)
 	p.next.Store(0)
 	p.gen.Add(1) // open

@@ -7,20 +7,20 @@ import (
 )
 
 // TestPool checks that every item of every phase runs exactly once, on a
-// valid worker, within a session (helpers spinning between phases) and
-// outside one (the caller alone), with more workers than processors too.
+// valid worker, in sessions opened by begin or by the first phase of more
+// than one item, with more workers than processors too.
 func TestPool(t *testing.T) {
 	for _, tc := range []struct {
 		workers int
-		session bool
+		begin   bool
 	}{
 		{1, true}, {2, true}, {2, false}, {3, true}, {8, true}, {8, false},
 	} {
-		t.Run(fmt.Sprintf("workers=%d/session=%v", tc.workers, tc.session), func(t *testing.T) {
+		t.Run(fmt.Sprintf("workers=%d/begin=%v", tc.workers, tc.begin), func(t *testing.T) {
 			p := newPool(tc.workers)
 			defer p.close()
 			for round := 0; round < 20; round++ {
-				if tc.session {
+				if tc.begin {
 					p.begin()
 				}
 				for _, count := range []int{0, 1, 5, 64, 1000} {
@@ -41,9 +41,7 @@ func TestPool(t *testing.T) {
 						}
 					}
 				}
-				if tc.session {
-					p.end()
-				}
+				p.end()
 			}
 		})
 	}
