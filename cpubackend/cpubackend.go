@@ -33,12 +33,12 @@ import (
 // multiple of narrow.VertexBlock so that items start on a block.
 const chunk = 16 * narrow.VertexBlock
 
-// prepareBlock is how many pairs one work item of prepare's parallel passes
-// (validation, decision) takes: enough that handing items out costs
+// pairBlock is how many pairs one work item of the per-pair passes
+// (validation, decision, merge) takes: enough that handing items out costs
 // little, few enough that a batch of thousands of pairs spreads over every
-// worker. A batch of at most this many pairs is prepared by the calling
-// goroutine alone.
-const prepareBlock = 64
+// worker. A batch of at most this many pairs is prepared and merged by the
+// calling goroutine alone.
+const pairBlock = 64
 
 // clearBlocks is how many blocks of narrow.VertexBlock vertices a
 // clearance search examines vertex by vertex before it gives up
@@ -270,7 +270,7 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 	b.pool.run(len(b.tasks), b.runTask)
 	t2 := time.Now()
 	if !b.stop.Load() {
-		b.pool.run((len(b.jobs)+prepareBlock-1)/prepareBlock, b.runMerge)
+		b.pool.run((len(b.jobs)+pairBlock-1)/pairBlock, b.runMerge)
 	}
 	b.ctx = nil
 	if b.stop.Load() {
@@ -354,7 +354,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		b.dirs = append(b.dirs[:cap(b.dirs)], make([][2]narrow.Direction, n-cap(b.dirs))...)
 	}
 	b.dirs = b.dirs[:n]
-	blocks := (n + prepareBlock - 1) / prepareBlock
+	blocks := (n + pairBlock - 1) / pairBlock
 	b.pairs = pairs
 	b.pool.run(blocks, b.runCheck)
 	b.pairs = nil
@@ -404,7 +404,7 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 
 // doCheck resets and validates the jobs of one block of the batch.
 func (b *Backend) doCheck(k, _ int) {
-	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
+	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
 		j := &b.jobs[i]
 		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
 		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
@@ -432,7 +432,7 @@ func (b *Backend) doCheck(k, _ int) {
 // many states at once. Measured on the avalanche at rest: the decisions
 // take about a third less time.
 func (b *Backend) doDecide(k, w int) {
-	lo, hi := k*prepareBlock, min(len(b.jobs), (k+1)*prepareBlock)
+	lo, hi := k*pairBlock, min(len(b.jobs), (k+1)*pairBlock)
 	var sink float64
 	for i := lo; i < hi; i++ {
 		if st := b.jobs[i].st; st != nil {
@@ -793,7 +793,7 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 // not single jobs: most jobs of a pile at rest have nothing to merge, and
 // handing them out one by one cost more than merging them.
 func (b *Backend) doMerge(k, w int) {
-	for i := k * prepareBlock; i < min(len(b.jobs), (k+1)*prepareBlock); i++ {
+	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
 		b.merge(i, w)
 	}
 }
