@@ -28,6 +28,7 @@ type pool struct {
 	gen   atomic.Uint64 // odd while a phase is open to helpers
 	busy  atomic.Int32  // helpers that may be reading the phase
 	open  atomic.Bool   // a session is open: helpers spin instead of parking
+	awake atomic.Int32  // helpers between a wake-up and parking again
 }
 
 func newPool(workers int) *pool {
@@ -50,6 +51,7 @@ const spinYield = 64
 // one.
 func (p *pool) loop(c chan struct{}, w int) {
 	for range c {
+		p.awake.Add(1)
 		var done uint64 // the last phase joined
 		for polls := 0; ; polls++ {
 			g := p.gen.Load()
@@ -72,6 +74,7 @@ func (p *pool) loop(c chan struct{}, w int) {
 				runtime.Gosched()
 			}
 		}
+		p.awake.Add(-1)
 	}
 }
 

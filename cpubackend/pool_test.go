@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestPool checks that every item of every phase runs exactly once, on a
@@ -44,6 +45,25 @@ func TestPool(t *testing.T) {
 				p.end()
 			}
 		})
+	}
+}
+
+// TestPoolParks checks that the helpers of a step park once it ends: an
+// engine's solver, running between steps, must not compete with spinning
+// helpers.
+func TestPoolParks(t *testing.T) {
+	p := newPool(3)
+	defer p.close()
+	for round := 0; round < 10; round++ {
+		p.run(100, func(i, w int) { work(1000) })
+		p.end()
+		deadline := time.Now().Add(5 * time.Second)
+		for p.awake.Load() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: %d helpers still awake 5 s after the session ended", round, p.awake.Load())
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
 	}
 }
 
