@@ -36,14 +36,15 @@ func (d *Direction) Clearance(ext float64, blocks int) float64 {
 	t := &d.SrcToDst.T
 	tol := 1e-9 * (src.scale + d.Dst.scale + math.Sqrt(t[0]*t[0]+t[1]*t[1]+t[2]*t[2]))
 	floor := ext + tol
+	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
 	cx, cy, cz, r := src.BoundingSphere()
-	if g := d.ballGap(cx, cy, cz, r); g > floor {
+	if g := d.ballGap(&cg, cx, cy, cz, r); g > floor {
 		return g - floor
 	}
 	best := math.Inf(1)
 	for b := range src.vballs {
 		ball := &src.vballs[b]
-		g := d.ballGap(ball[0], ball[1], ball[2], ball[3])
+		g := d.ballGap(&cg, ball[0], ball[1], ball[2], ball[3])
 		switch {
 		case g >= best:
 		case g > floor:
@@ -52,7 +53,7 @@ func (d *Direction) Clearance(ext float64, blocks int) float64 {
 			return g - floor
 		default:
 			blocks--
-			if best = d.vertexGap(b, best); best <= floor {
+			if best = d.vertexGap(&cg, b, best); best <= floor {
 				return best - floor
 			}
 		}
@@ -81,18 +82,48 @@ func (d *Direction) slabGap(ox, oy, oz, stop float64) float64 {
 	return g
 }
 
-// ballGap returns a lower bound of s over the ball of Src's frame of
-// centre (x, y, z) and radius r: s at its centre, less r.
-func (d *Direction) ballGap(x, y, z, r float64) float64 {
+// clearGrid is Dst's outside grid as Clearance reads it: the cells that
+// InCull culls for ext hold at least min (0: none).
+type clearGrid struct {
+	g   *outsideGrid
+	min uint8
+	ext float64
+}
+
+// gap returns a value g such that InCull culls, by the grid alone, every
+// point within distance g − ext of (x, y, z) (−Inf if there is none). The
+// grid's value k is 1-Lipschitz in whole cells (Chebyshev), and a point
+// within distance δ lies at most ⌈δ/h⌉ cells away, so every such point
+// is in a cell of value at least k − ⌈δ/h⌉ (the cells between are all
+// outside, see outsideGrid), which InCull culls when that is at least
+// min: for δ ≤ (k − min)·h. Two cells are given up for the rounding of
+// both points' cell indices. A ball of radius r about (x, y, z) has the
+// gap g − r.
+func (c *clearGrid) gap(x, y, z float64) float64 {
+	if c.min == 0 {
+		return math.Inf(-1)
+	}
+	k, ok := c.g.cell(x, y, z)
+	if !ok || k == 0 {
+		return math.Inf(-1)
+	}
+	return float64(int(k)-int(c.min)-2)*c.g.h + c.ext
+}
+
+// ballGap returns a lower bound of the ball's gap over the ball of Src's
+// frame of centre (x, y, z) and radius r: that of its centre (s, or the
+// grid's, see clearGrid.gap), less r.
+func (d *Direction) ballGap(cg *clearGrid, x, y, z, r float64) float64 {
 	m, t := &d.SrcToDst.R, &d.SrcToDst.T
 	ox := m[0]*x + m[1]*y + m[2]*z + t[0]
 	oy := m[3]*x + m[4]*y + m[5]*z + t[1]
 	oz := m[6]*x + m[7]*y + m[8]*z + t[2]
-	return d.slabGap(ox, oy, oz, math.Inf(1)) - r
+	return max(d.slabGap(ox, oy, oz, math.Inf(1)), cg.gap(ox, oy, oz)) - r
 }
 
-// vertexGap returns min(best, s(x_v)) over the vertices v of block b.
-func (d *Direction) vertexGap(b int, best float64) float64 {
+// vertexGap returns min(best, gap(x_v)) over the vertices v of block b,
+// the gap of a vertex being the larger of s and the grid's.
+func (d *Direction) vertexGap(cg *clearGrid, b int, best float64) float64 {
 	src := d.Src
 	m, t := &d.SrcToDst.R, &d.SrcToDst.T
 	for _, v := range src.BlockVertices(b) {
@@ -100,7 +131,11 @@ func (d *Direction) vertexGap(b int, best float64) float64 {
 		ox := m[0]*x[0] + m[1]*x[1] + m[2]*x[2] + t[0]
 		oy := m[3]*x[0] + m[4]*x[1] + m[5]*x[2] + t[1]
 		oz := m[6]*x[0] + m[7]*x[1] + m[8]*x[2] + t[2]
-		best = min(best, d.slabGap(ox, oy, oz, best))
+		g := d.slabGap(ox, oy, oz, best)
+		if g < best {
+			g = max(g, cg.gap(ox, oy, oz))
+		}
+		best = min(best, g)
 	}
 	return best
 }

@@ -37,6 +37,18 @@ func minSlabGap(d *Direction) float64 {
 	return m
 }
 
+// minGap returns the least gap over the vertices of d's source: the larger
+// of the vertex's slab distance and the gap of Dst's outside grid for ext.
+func minGap(d *Direction, ext float64) float64 {
+	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
+	m := math.Inf(1)
+	for v := range d.Src.verts {
+		x := d.SrcToDst.Apply(d.Src.verts[v])
+		m = min(m, max(slabGapBrute(d.Dst, x), cg.gap(x[0], x[1], x[2])))
+	}
+	return m
+}
+
 // clearanceTol is Clearance's rounding tolerance for d.
 func clearanceTol(d *Direction) float64 {
 	return 1e-9 * (d.Src.scale + d.Dst.scale + mgl64.Vec3(d.SrcToDst.T).Len())
@@ -114,9 +126,10 @@ func TestClearanceTable(t *testing.T) {
 // TestClearanceBound is the property the iterative clear path rests on,
 // on the test meshes (the duck as in its file, its origin far off its
 // centre) and polygons, at random poses: Clearance is a lower bound of
-// every vertex's slab distance less ext when positive; it is positive
-// exactly when no vertex lies within ext (plus the tolerance) of Dst's
-// slabs; and after any motion that moves every vertex less than it, in
+// every vertex's gap less ext when positive (the larger of its slab
+// distance and the bound of Dst's outside grid, see clearGrid.gap); it
+// is positive exactly when every vertex's gap exceeds ext (plus the
+// tolerance); and after any motion that moves every vertex less than it, in
 // Dst's frame, no vertex passes InCull. (A non-positive answer is any such
 // value: the search stops at the first vertex within reach.)
 func TestClearanceBound(t *testing.T) {
@@ -160,7 +173,7 @@ func TestClearanceBound(t *testing.T) {
 	if testing.Short() {
 		n = 15
 	}
-	positive, moves := 0, 0
+	positive, moves, grid := 0, 0, 0
 	for _, pr := range pairs {
 		planar := pr.a.dim == Dim2
 		scale := pr.a.Size() + pr.b.Size()
@@ -184,12 +197,15 @@ func TestClearanceBound(t *testing.T) {
 				if c0 := d.Clearance(ext, 0); c0 > 0 && (c <= 0 || c0 > c) {
 					t.Fatalf("pair %d dir %d: Clearance %.17g without vertices, %.17g with", i, k, c0, c)
 				}
-				m := minSlabGap(d) - ext - clearanceTol(d)
+				m := minGap(d, ext) - ext - clearanceTol(d)
 				if c > 0 && c > m+1e-12*scale {
-					t.Fatalf("pair %d dir %d: Clearance %.17g above the least slab distance %.17g", i, k, c, m)
+					t.Fatalf("pair %d dir %d: Clearance %.17g above the vertices' least gap %.17g", i, k, c, m)
 				}
 				if (c > 0) != (m > 0) {
-					t.Fatalf("pair %d dir %d: Clearance %.17g but least slab distance %.17g", i, k, c, m)
+					t.Fatalf("pair %d dir %d: Clearance %.17g but the vertices' least gap %.17g", i, k, c, m)
+				}
+				if m > minSlabGap(d)-ext-clearanceTol(d)+1e-12*scale {
+					grid++ // the grid's bound is the larger
 				}
 				if c <= 0 {
 					continue
@@ -224,9 +240,12 @@ func TestClearanceBound(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d positive clearances, %d motions within them checked", positive, moves)
+	t.Logf("%d positive clearances, %d motions within them checked, %d directions bounded by the grid", positive, moves, grid)
 	if positive == 0 || moves == 0 {
 		t.Fatal("no clear direction: the poses test nothing")
+	}
+	if grid == 0 {
+		t.Fatal("no direction where the outside grid gives the larger bound: the test does not exercise it")
 	}
 }
 

@@ -112,6 +112,7 @@ type Shape struct {
 	leafOf  []int32             // primitive index → position in leaf
 	fat     []fatNode           // traversal nodes (nil when the root is a leaf)
 	maxDeep int                 // BVH depth
+	grid    *outsideGrid        // lower bounds of the distance to the surface, outside (nil for polygons)
 	loops   int
 }
 
@@ -349,6 +350,7 @@ func (s *Shape) finish() {
 			s.dop[k][0], s.dop[k][1] = min(s.dop[k][0], p), max(s.dop[k][1], p)
 		}
 	}
+	s.grid = buildOutsideGrid(s) // after the box and the DOP
 	s.vorder = blockOrder(s.verts)
 	for lo := 0; lo < len(s.verts); lo += VertexBlock {
 		blk := s.BlockVertices(lo / VertexBlock)

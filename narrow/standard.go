@@ -20,6 +20,7 @@ type Direction struct {
 	localCull          AABB                // a box in Src's frame that contains Cull's preimage
 	dstCull            AABB                // Dst's local box grown by ext, in Dst's frame
 	dstDOP             [dopAxes][2]float64 // Dst's diagonal DOP slabs grown by ext
+	gridMin            uint8               // Dst's outside-grid cells at least this far are culled (0: none)
 }
 
 // Setup prepares a Direction. ext grows the intersection of the two world
@@ -62,6 +63,7 @@ func (d *Direction) SetCull(ext float64) {
 	back := d.SrcWorld.Inverse()
 	d.localCull = d.Cull.Transformed(&back)
 	d.dstCull = dst.bounds.Grow(ext)
+	d.gridMin = dst.grid.minCull(ext)
 	for k, sl := range dst.dop {
 		d.dstDOP[k] = [2]float64{sl[0] - ext, sl[1] + ext}
 	}
@@ -74,10 +76,14 @@ func (d *Direction) SetCull(ext float64) {
 // intersection of the two world bounding boxes grown by distanceExtension
 // (Hermann et al.'s ray-count optimisation, extended as in Lehericey et al.
 // 2013b §3.1) and in Dst's own local box grown likewise — its oriented
-// bounding box, which is tighter than its world box. Both are conservative:
-// a vertex inside Dst lies in both, so no contact (nor prediction within
-// distanceExtension) is lost. The test in Src's frame runs first, so most
-// vertices are rejected without being transformed.
+// bounding box, which is tighter than its world box — and in its 26-DOP
+// grown likewise, and not in a cell of its outside grid that lies wholly
+// farther than ext from its surface (a lower bound of the distance, kept
+// per cell of a regular grid over Dst's box; see outsideGrid). All are
+// conservative: a vertex inside Dst, or within ext of it, passes every
+// test, so no contact (nor prediction within distanceExtension) is lost.
+// The test in Src's frame runs first, so most vertices are rejected
+// without being transformed.
 func (d *Direction) InCull(v int32) bool {
 	x := &d.Src.verts[v]
 	if !d.localCull.Contains(*x) {
@@ -105,7 +111,7 @@ func (d *Direction) InCull(v int32) bool {
 			return false
 		}
 	}
-	return true
+	return d.gridMin == 0 || !d.Dst.grid.far(ox, oy, oz, d.gridMin)
 }
 
 // BlockInCull reports whether any vertex of block b (Src.BlockVertices(b))
@@ -157,7 +163,7 @@ func (d *Direction) Ray(v int32, o, dir *[3]float64) {
 // Outcome is the result of one standard ray.
 type Outcome struct {
 	Contact  bool       // Fwd is hit from Dst's inside and Src is not left before it (or Fwd is within Reach)
-	Occluded bool       // Fwd was hit from inside beyond Reach, but the ray left Src first
+	Occluded bool       // Fwd was hit from inside beyond Reach, but the ray left Src first (reported only within the clipped search, see Standard)
 	Fwd, Bwd Hit        // nearest hits ahead (t ≥ -tEps) and behind (within back)
 	O, D     [3]float64 // the ray in Dst's frame (see Ray)
 }
@@ -176,15 +182,18 @@ type Outcome struct {
 // from inside within d.Reach is a contact even if the ray left Src before
 // it (see Blocked and Params.Reach).
 //
-// With back == 0 the forward search ends just past the point where the ray
-// leaves Src (its precomputed exit distance plus 2·tEps) or at Reach,
-// whichever is farther: any hit beyond is occluded whatever side it is met
-// from, so clipping changes no contact and prunes the traversal. Fwd is then NoHit for a ray with nothing on Dst
-// before that point. With back > 0 the search is not clipped, because the
-// prediction rule (predictive.FromStandard) needs to know whether the ray
-// was occluded; but for a vertex outside Dst's box (grown by 2·tEps) there
-// is no forward search at all: such a vertex is outside Dst, so the first
-// hit ahead, if any, enters Dst, and Fwd is NoHit.
+// The forward search ends just past the point where the ray leaves Src
+// (its precomputed exit distance plus 2·tEps) or at Reach, whichever is
+// farther: any hit beyond is occluded whatever side it is met from, so
+// clipping changes no contact and prunes the traversal. Fwd is then NoHit
+// for a ray with nothing on Dst before that point, and Occluded is only
+// reported for hits before it. The predictive ray needs no more: its rule
+// (predictive.FromStandard) keeps a prediction only when the nearest
+// crossing behind the vertex enters Dst, and on a closed surface that
+// places the vertex outside Dst, where the first hit ahead enters Dst too
+// (neither a contact nor an occlusion). For a vertex outside Dst's box
+// (grown by 2·tEps) there is no forward search at all, for the same
+// reason.
 func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal) {
 	*out = Outcome{Fwd: NoHit, Bwd: NoHit}
 	if d.Src.vnorm[v] == ([3]float64{}) {
@@ -195,11 +204,8 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 	q.start(-d.Dst.tEps, back)
 	q.onSurf = true
 	miss := false
-	if back <= 0 {
-		// Without a predictive ray, hits beyond the point where the ray
-		// leaves its own body are occluded whatever they are: clip there.
-		q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
-	} else if !d.Dst.nearBounds(&q.o) {
+	q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
+	if back > 0 && !d.Dst.nearBounds(&q.o) {
 		// A vertex outside Dst's box is outside Dst: whatever the ray
 		// meets ahead, it enters Dst there (no contact, nothing
 		// occluded). Only the predictive ray is left to trace, and

@@ -9,14 +9,16 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// TestStandardPredictiveSkipsForward checks the shortcut of Standard with a
-// predictive ray: for a vertex outside Dst's box the forward search is
-// skipped. On the test meshes at random poses, near and overlapping, for
-// every vertex and both traversals, the outcome (contact, occlusion and
-// the predictive hit) equals that of the untruncated search, and the
-// forward hit is only dropped for vertices whose full search meets Dst from
-// outside first. Some predictive rays miss Dst's box altogether (and are not
-// traced at all).
+// TestStandardPredictiveSkipsForward checks the shortcuts of Standard with
+// a predictive ray: the forward search is clipped where the ray leaves its
+// own body (or at Reach), as without prediction, and skipped for a vertex
+// outside Dst's box. On the test meshes at random poses, near and
+// overlapping, for every vertex and both traversals, the contact, the
+// predictive hit and the prediction rule of predictive.FromStandard equal
+// those of the untruncated search, and a forward hit is only dropped
+// beyond the clip or, for vertices outside the box, where the full search
+// meets Dst from outside first. Some predictive rays miss Dst's box
+// altogether (and are not traced at all).
 func TestStandardPredictiveSkipsForward(t *testing.T) {
 	var shapes []*Shape
 	for _, name := range []string{"bunny.obj", "torus.obj", "duck.obj"} {
@@ -31,7 +33,7 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 	if testing.Short() {
 		n = 4
 	}
-	skipped, missed := 0, 0
+	skipped, clipped, missed := 0, 0, 0
 	for _, a := range shapes {
 		for _, b := range shapes {
 			scale := a.Size() + b.Size()
@@ -61,14 +63,26 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 						}
 						contact := fwd.Prim >= 0 && fwd.Inside && !d.Blocked(v, fwd.T)
 						occluded := fwd.Prim >= 0 && fwd.Inside && !contact
-						if got.Contact != contact || got.Occluded != occluded || got.Bwd != bwd {
+						// predictive.FromStandard's rule (that package imports this one).
+						predicts := func(contact, occluded bool, bwd Hit) bool {
+							return !contact && !occluded && bwd.Prim >= 0 && bwd.Inside && -bwd.T <= back
+						}
+						if got.Contact != contact || got.Occluded && !occluded || got.Bwd != bwd ||
+							predicts(got.Contact, got.Occluded, got.Bwd) != predicts(contact, occluded, bwd) {
 							t.Fatalf("vertex %d (%v): contact %v occluded %v bwd %+v; full search: %v %v %+v", v, trav, got.Contact, got.Occluded, got.Bwd, contact, occluded, bwd)
 						}
 						if got.Fwd != fwd {
-							if got.Fwd != NoHit || fwd.Inside || b.nearBounds(&q.o) {
+							clip := max(a.exit[v]+2*a.tEps, d.Reach)
+							switch {
+							case got.Fwd != NoHit:
 								t.Fatalf("vertex %d (%v): forward hit %+v, full search %+v", v, trav, got.Fwd, fwd)
+							case fwd.T > clip:
+								clipped++
+							case fwd.Inside || b.nearBounds(&q.o):
+								t.Fatalf("vertex %d (%v): forward hit dropped before the clip: full search %+v", v, trav, fwd)
+							default:
+								skipped++
 							}
-							skipped++
 						}
 					}
 				}
@@ -78,8 +92,11 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 	if skipped == 0 {
 		t.Error("no forward search was skipped: the test does not exercise the shortcut")
 	}
+	if clipped == 0 {
+		t.Error("no forward hit lay beyond the clip: the test does not exercise it")
+	}
 	if missed == 0 {
 		t.Error("no predictive ray missed Dst's box: the test does not exercise that shortcut")
 	}
-	t.Logf("%d forward hits skipped, %d rays outside the box", skipped, missed)
+	t.Logf("%d forward hits skipped, %d clipped, %d rays outside the box", skipped, clipped, missed)
 }

@@ -1,0 +1,314 @@
+package narrow
+
+import "math"
+
+// outsideGrid bounds from below the distance from points outside a closed
+// mesh to its surface, on a regular grid of cubic cells over the mesh's
+// box (an irtcd culling test, not in the papers; see Direction.InCull).
+//
+// Each cell holds 0 when it may contain a point inside the mesh or on its
+// surface, and otherwise k ≥ 1, its Chebyshev distance in cells to the
+// nearest cell the surface may cross: every surface point then lies at
+// least k−1 whole cells away along some axis, so every point of the cell
+// is farther than (k−1)·h from the surface, and outside the mesh.
+//
+// It is conservative by construction, so it can only let through vertices
+// that the exact distance would cull, never the reverse:
+//   - a cell is marked as crossed by the surface if the plane of some
+//     triangle meets its (closed, slightly grown) box within the
+//     triangle's box, a superset of the cells the triangle meets;
+//   - outside cells are those reached from the grid's border by steps
+//     between face-adjacent unmarked cells. The segment between two such
+//     cells' centres lies in their closed boxes, so it crosses no
+//     surface, and the mesh being closed, no inside point is reached;
+//     unmarked cells not reached (inside, or in a pocket sealed by marked
+//     cells) hold 0;
+//   - distances are exact Chebyshev distances to the marked cells (two
+//     chamfer passes over the 26 neighbours), capped at 255.
+type outsideGrid struct {
+	lo  [3]float64 // the grid's lowest corner, in the shape's frame
+	h   float64    // cell side
+	inv float64    // 1/h
+	n   [3]int     // cells per axis
+	fn  [3]float64 // the same, as floats
+	k   []uint8    // per cell, x fastest: 0, or 1 + whole cells to the surface
+}
+
+// A grid has 8·∛(triangles) cells along the longest side of the shape's
+// box, between gridMinCells and gridMaxCells, plus gridMargin cells on
+// each side: 64 cells for the bunny's 902 triangles (0.12 MiB), 19 for a
+// box. At most 68³ bytes (0.3 MiB) per shape.
+const (
+	gridMinCells = 16
+	gridMaxCells = 64
+	gridMargin   = 2
+)
+
+// buildOutsideGrid returns the grid of a closed 3D mesh (nil for polygons,
+// for shapes too flat to hold one, and where it would cull nothing that
+// the other tests of InCull keep).
+func buildOutsideGrid(s *Shape) *outsideGrid {
+	if s.dim != Dim3 {
+		return nil
+	}
+	b := s.bounds
+	side := max(b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2])
+	if !(side > 0) || !finite(side) {
+		return nil
+	}
+	cells := min(gridMaxCells, max(gridMinCells, math.Ceil(8*math.Cbrt(float64(len(s.prims))))))
+	g := &outsideGrid{h: side / cells}
+	g.inv = 1 / g.h
+	total := 1
+	for a := 0; a < 3; a++ {
+		g.lo[a] = b.Min[a] - gridMargin*g.h
+		g.n[a] = int(math.Ceil((b.Max[a]-b.Min[a])*g.inv)) + 2*gridMargin
+		g.fn[a] = float64(g.n[a])
+		total *= g.n[a]
+	}
+	surf := make([]bool, total)
+	g.markSurface(s, surf)
+	out := g.floodOutside(surf)
+	g.k = make([]uint8, total)
+	g.chamfer(surf)
+	for i := range g.k {
+		if !out[i] {
+			g.k[i] = 0
+		}
+	}
+	if !g.useful(s) {
+		return nil
+	}
+	return g
+}
+
+// useful reports whether the grid can cull a point that InCull's other
+// tests keep: whether the centre of some cell that could be culled (value
+// 2 or more) lies in the shape's box and 26-DOP. A box's grid, for one,
+// cannot, and is dropped rather than looked up for nothing.
+func (g *outsideGrid) useful(s *Shape) bool {
+	nx, nxy := g.n[0], g.n[0]*g.n[1]
+	for i, k := range g.k {
+		if k < 2 {
+			continue
+		}
+		c := [3]float64{
+			g.lo[0] + (float64(i%nx)+0.5)*g.h,
+			g.lo[1] + (float64(i/nx%g.n[1])+0.5)*g.h,
+			g.lo[2] + (float64(i/nxy)+0.5)*g.h,
+		}
+		if !s.bounds.Contains(c) {
+			continue
+		}
+		in := true
+		for a := range s.dop {
+			ax, sl := &dopAxis[a], &s.dop[a]
+			if p := ax[0]*c[0] + ax[1]*c[1] + ax[2]*c[2]; p < sl[0] || p > sl[1] {
+				in = false
+				break
+			}
+		}
+		if in {
+			return true
+		}
+	}
+	return false
+}
+
+// index returns the cell of coordinate x along axis a, unclamped.
+func (g *outsideGrid) index(x float64, a int) int {
+	return int(math.Floor((x - g.lo[a]) * g.inv))
+}
+
+// markSurface marks the cells the surface may cross (see outsideGrid).
+func (g *outsideGrid) markSurface(s *Shape, surf []bool) {
+	nx, nxy := g.n[0], g.n[0]*g.n[1]
+	// A small growth of every box covers the rounding of the cell
+	// arithmetic (1e-6 of a cell, far above it).
+	slack := 1e-6 * g.h
+	for _, p := range s.prims {
+		a, b, c := s.verts[p[0]], s.verts[p[1]], s.verts[p[2]]
+		n := cross3(sub3(b, a), sub3(c, a))
+		var lo, hi [3]int
+		for k := 0; k < 3; k++ {
+			lo[k] = max(0, g.index(min(a[k], b[k], c[k])-slack, k))
+			hi[k] = min(g.n[k]-1, g.index(max(a[k], b[k], c[k])+slack, k))
+		}
+		// The plane meets a cell's box iff |n·(centre − a)| ≤ the box's
+		// half-extent along n.
+		r := (0.5*g.h + slack) * (math.Abs(n[0]) + math.Abs(n[1]) + math.Abs(n[2]))
+		for z := lo[2]; z <= hi[2]; z++ {
+			cz := g.lo[2] + (float64(z)+0.5)*g.h - a[2]
+			for y := lo[1]; y <= hi[1]; y++ {
+				cy := g.lo[1] + (float64(y)+0.5)*g.h - a[1]
+				row := z*nxy + y*nx
+				for x := lo[0]; x <= hi[0]; x++ {
+					cx := g.lo[0] + (float64(x)+0.5)*g.h - a[0]
+					if math.Abs(n[0]*cx+n[1]*cy+n[2]*cz) <= r {
+						surf[row+x] = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// floodOutside returns the unmarked cells reached from the grid's border
+// through face-adjacent unmarked cells.
+func (g *outsideGrid) floodOutside(surf []bool) []bool {
+	nx, ny, nz := g.n[0], g.n[1], g.n[2]
+	nxy := nx * ny
+	out := make([]bool, len(surf))
+	queue := make([]int32, 0, 2*(nxy+nx*nz+ny*nz))
+	push := func(i int) {
+		if !surf[i] && !out[i] {
+			out[i] = true
+			queue = append(queue, int32(i))
+		}
+	}
+	for z := 0; z < nz; z++ {
+		for y := 0; y < ny; y++ {
+			for x := 0; x < nx; x++ {
+				if x == 0 || y == 0 || z == 0 || x == nx-1 || y == ny-1 || z == nz-1 {
+					push(z*nxy + y*nx + x)
+				}
+			}
+		}
+	}
+	for len(queue) > 0 {
+		i := int(queue[len(queue)-1])
+		queue = queue[:len(queue)-1]
+		x, y, z := i%nx, (i/nx)%ny, i/nxy
+		if x > 0 {
+			push(i - 1)
+		}
+		if x < nx-1 {
+			push(i + 1)
+		}
+		if y > 0 {
+			push(i - nx)
+		}
+		if y < ny-1 {
+			push(i + nx)
+		}
+		if z > 0 {
+			push(i - nxy)
+		}
+		if z < nz-1 {
+			push(i + nxy)
+		}
+	}
+	return out
+}
+
+// chamfer sets g.k to each cell's Chebyshev distance in cells to the
+// nearest marked cell, capped at 255: a forward and a backward pass, each
+// over the 13 neighbours already visited, are exact for that metric. The
+// passes skip the grid's outer layer of cells, which the surface never
+// reaches (gridMargin ≥ 2), so every neighbour exists; a shortest
+// Chebyshev path between two inner cells stays within their box, inside
+// the layer, so the inner cells' distances are exact, and the outer layer
+// holds 0 (judged by the other culling tests alone).
+func (g *outsideGrid) chamfer(surf []bool) {
+	nx, ny, nz := g.n[0], g.n[1], g.n[2]
+	nxy := nx * ny
+	d := g.k
+	for i := range d {
+		if surf[i] {
+			d[i] = 0
+		} else {
+			d[i] = 255
+		}
+	}
+	// Linear offsets of the 13 neighbours that precede a cell.
+	var back [13]int
+	n := 0
+	for dz := -1; dz <= 0; dz++ {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if dz == 0 && (dy > 0 || dy == 0 && dx >= 0) {
+					continue
+				}
+				back[n] = dz*nxy + dy*nx + dx
+				n++
+			}
+		}
+	}
+	pass := func(i int, sign int) {
+		m := d[i]
+		for _, o := range back {
+			if v := d[i+sign*o]; v < m {
+				m = v + 1 // v < m ≤ 255, so no overflow
+			}
+		}
+		d[i] = m
+	}
+	for z := 1; z < nz-1; z++ {
+		for y := 1; y < ny-1; y++ {
+			for i := z*nxy + y*nx + 1; i < z*nxy+y*nx+nx-1; i++ {
+				pass(i, 1)
+			}
+		}
+	}
+	for z := nz - 2; z >= 1; z-- {
+		for y := ny - 2; y >= 1; y-- {
+			for i := z*nxy + y*nx + nx - 2; i >= z*nxy+y*nx+1; i-- {
+				pass(i, -1)
+			}
+		}
+	}
+	for z := 0; z < nz; z++ {
+		for y := 0; y < ny; y++ {
+			for x := 0; x < nx; x++ {
+				if x == 0 || y == 0 || z == 0 || x == nx-1 || y == ny-1 || z == nz-1 {
+					d[z*nxy+y*nx+x] = 0
+				}
+			}
+		}
+	}
+}
+
+// minCull returns the smallest cell value whose points all lie farther
+// than ext from the surface, outside: k with (k−1)·h > ext. 0 means that
+// no cell qualifies (the grid then culls nothing).
+func (g *outsideGrid) minCull(ext float64) uint8 {
+	if g == nil || !(ext >= 0) {
+		return 0
+	}
+	k := math.Floor(ext*g.inv) + 2
+	if k > 255 {
+		return 0
+	}
+	return uint8(k)
+}
+
+// far reports whether the point (x, y, z) of the shape's frame lies in a
+// cell whose value is at least min (≥ 2): outside the mesh and farther
+// than the ext min was computed for. Points off the grid are not judged.
+func (g *outsideGrid) far(x, y, z float64, min uint8) bool {
+	k, _ := g.cell(x, y, z)
+	return k >= min
+}
+
+// cell returns the value of the cell holding the point (x, y, z) of the
+// shape's frame, and false for points off the grid.
+func (g *outsideGrid) cell(x, y, z float64) (uint8, bool) {
+	fx := (x - g.lo[0]) * g.inv
+	fy := (y - g.lo[1]) * g.inv
+	fz := (z - g.lo[2]) * g.inv
+	if !(fx >= 0 && fy >= 0 && fz >= 0 && fx < g.fn[0] && fy < g.fn[1] && fz < g.fn[2]) {
+		return 0, false
+	}
+	return g.k[(int(fz)*g.n[1]+int(fy))*g.n[0]+int(fx)], true
+}
+
+// lowerBound returns a lower bound of the distance from the point
+// (x, y, z) of the shape's frame to the surface, valid if positive: the
+// point then lies outside. Points off the grid get 0.
+func (g *outsideGrid) lowerBound(x, y, z float64) float64 {
+	k, ok := g.cell(x, y, z)
+	if !ok || k == 0 {
+		return 0
+	}
+	return float64(k-1) * g.h
+}
