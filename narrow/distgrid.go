@@ -7,10 +7,10 @@ import "math"
 // box (an irtcd culling test, not in the papers; see Direction.InCull).
 //
 // Each cell holds 0 when it may contain a point inside the mesh or on its
-// surface, and otherwise k ≥ 1, its Chebyshev distance in cells to the
-// nearest cell the surface may cross: every surface point then lies at
-// least k−1 whole cells away along some axis, so every point of the cell
-// is farther than (k−1)·h from the surface, and outside the mesh.
+// surface, and otherwise the distance between its box and the nearest
+// cell the surface may cross, in units of h/gridQuant, rounded down: every
+// point of the cell is outside the mesh and at least that far from its
+// surface.
 //
 // It is conservative by construction, so it can only let through vertices
 // that the exact distance would cull, never the reverse:
@@ -23,25 +23,29 @@ import "math"
 //     surface, and the mesh being closed, no inside point is reached;
 //     unmarked cells not reached (inside, or in a pocket sealed by marked
 //     cells) hold 0;
-//   - distances are exact Chebyshev distances to the marked cells (two
-//     chamfer passes over the 26 neighbours), capped at 255.
+//   - the distances are exact: the squared distance between the boxes of
+//     cells Δ cells apart is h²·Σ max(0, |Δₐ| − 1)², a sum over the axes,
+//     whose least value over the marked cells three one-dimensional passes
+//     give (see distances).
 type outsideGrid struct {
 	lo  [3]float64 // the grid's lowest corner, in the shape's frame
 	h   float64    // cell side
 	inv float64    // 1/h
 	n   [3]int     // cells per axis
 	fn  [3]float64 // the same, as floats
-	k   []uint8    // per cell, x fastest: 0, or 1 + whole cells to the surface
+	k   []uint8    // per cell, x fastest: 0, or its distance to the surface in units of h/gridQuant
 }
 
 // A grid has 8·∛(triangles) cells along the longest side of the shape's
 // box, between gridMinCells and gridMaxCells, plus gridMargin cells on
 // each side: 64 cells for the bunny's 902 triangles (0.12 MiB), 19 for a
 // box. At most 68³ bytes (0.3 MiB) per shape.
+// Distances are kept in units of h/gridQuant, up to 255 units.
 const (
 	gridMinCells = 16
 	gridMaxCells = 64
 	gridMargin   = 2
+	gridQuant    = 4
 )
 
 // buildOutsideGrid returns the grid of a closed 3D mesh (nil for polygons,
@@ -70,10 +74,12 @@ func buildOutsideGrid(s *Shape) *outsideGrid {
 	g.markSurface(s, surf)
 	out := g.floodOutside(surf)
 	g.k = make([]uint8, total)
-	g.chamfer(surf)
-	for i := range g.k {
-		if !out[i] {
-			g.k[i] = 0
+	d2 := g.distances(surf)
+	for i, d := range d2 {
+		if out[i] && d > 0 {
+			// d is an integer: gridQuant·√d is an integer or at least
+			// 1e-3 from one, so the rounding down is exact.
+			g.k[i] = uint8(min(255, math.Floor(gridQuant*math.Sqrt(float64(d)))))
 		}
 	}
 	if !g.useful(s) {
@@ -83,13 +89,13 @@ func buildOutsideGrid(s *Shape) *outsideGrid {
 }
 
 // useful reports whether the grid can cull a point that InCull's other
-// tests keep: whether the centre of some cell that could be culled (value
-// 2 or more) lies in the shape's box and 26-DOP. A box's grid, for one,
+// tests keep: whether the centre of some cell outside, away from the
+// surface (a positive value), lies in the shape's box and 26-DOP. A box's grid, for one,
 // cannot, and is dropped rather than looked up for nothing.
 func (g *outsideGrid) useful(s *Shape) bool {
 	nx, nxy := g.n[0], g.n[0]*g.n[1]
 	for i, k := range g.k {
-		if k < 2 {
+		if k == 0 {
 			continue
 		}
 		c := [3]float64{
@@ -201,89 +207,134 @@ func (g *outsideGrid) floodOutside(surf []bool) []bool {
 	return out
 }
 
-// chamfer sets g.k to each cell's Chebyshev distance in cells to the
-// nearest marked cell, capped at 255: a forward and a backward pass, each
-// over the 13 neighbours already visited, are exact for that metric. The
-// passes skip the grid's outer layer of cells, which the surface never
-// reaches (gridMargin ≥ 2), so every neighbour exists; a shortest
-// Chebyshev path between two inner cells stays within their box, inside
-// the layer, so the inner cells' distances are exact, and the outer layer
-// holds 0 (judged by the other culling tests alone).
-func (g *outsideGrid) chamfer(surf []bool) {
-	nx, ny, nz := g.n[0], g.n[1], g.n[2]
-	nxy := nx * ny
-	d := g.k
-	for i := range d {
-		if surf[i] {
-			d[i] = 0
+// distances returns, per cell, the least over the marked cells of
+// Σₐ max(0, |Δₐ| − 1)², Δ the offset in cells: the squared distance in
+// cells between the two cells' boxes (gridInf where no cell is marked).
+// The sum is separable, so three passes, one per axis, each take the
+// least over a line of f(j) + max(0, |i − j| − 1)². For integers,
+// max(0, |Δ| − 1)² = min over e ∈ {−1, 0, 1} of (Δ − e)², so a pass is the
+// least of each value and its two neighbours followed by the exact 1D
+// squared distance transform (Felzenszwalb and Huttenlocher, "Distance
+// Transforms of Sampled Functions", 2012), in integer arithmetic.
+func (g *outsideGrid) distances(surf []bool) []int32 {
+	f := make([]int32, len(surf))
+	for i, m := range surf {
+		if m {
+			f[i] = 0
 		} else {
-			d[i] = 255
+			f[i] = gridInf
 		}
 	}
-	// Linear offsets of the 13 neighbours that precede a cell.
-	var back [13]int
-	n := 0
-	for dz := -1; dz <= 0; dz++ {
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				if dz == 0 && (dy > 0 || dy == 0 && dx >= 0) {
-					continue
+	stride := [3]int{1, g.n[0], g.n[0] * g.n[1]}
+	maxN := max(g.n[0], g.n[1], g.n[2])
+	var dt lineDT
+	dt.init(maxN)
+	line, win := make([]int32, maxN), make([]int32, maxN)
+	for a := 0; a < 3; a++ {
+		b, c := (a+1)%3, (a+2)%3
+		n := g.n[a]
+		for j := 0; j < g.n[b]; j++ {
+			for k := 0; k < g.n[c]; k++ {
+				base := j*stride[b] + k*stride[c]
+				for i := 0; i < n; i++ {
+					line[i] = f[base+i*stride[a]]
 				}
-				back[n] = dz*nxy + dy*nx + dx
-				n++
-			}
-		}
-	}
-	pass := func(i int, sign int) {
-		m := d[i]
-		for _, o := range back {
-			if v := d[i+sign*o]; v < m {
-				m = v + 1 // v < m ≤ 255, so no overflow
-			}
-		}
-		d[i] = m
-	}
-	for z := 1; z < nz-1; z++ {
-		for y := 1; y < ny-1; y++ {
-			for i := z*nxy + y*nx + 1; i < z*nxy+y*nx+nx-1; i++ {
-				pass(i, 1)
-			}
-		}
-	}
-	for z := nz - 2; z >= 1; z-- {
-		for y := ny - 2; y >= 1; y-- {
-			for i := z*nxy + y*nx + nx - 2; i >= z*nxy+y*nx+1; i-- {
-				pass(i, -1)
-			}
-		}
-	}
-	for z := 0; z < nz; z++ {
-		for y := 0; y < ny; y++ {
-			for x := 0; x < nx; x++ {
-				if x == 0 || y == 0 || z == 0 || x == nx-1 || y == ny-1 || z == nz-1 {
-					d[z*nxy+y*nx+x] = 0
+				for i := 0; i < n; i++ {
+					m := line[i]
+					if i > 0 {
+						m = min(m, line[i-1])
+					}
+					if i < n-1 {
+						m = min(m, line[i+1])
+					}
+					win[i] = m
+				}
+				dt.transform(win[:n], line[:n])
+				for i := 0; i < n; i++ {
+					f[base+i*stride[a]] = line[i]
 				}
 			}
 		}
+	}
+	return f
+}
+
+// gridInf stands for no marked cell; sums of it and squared offsets
+// (below 3·256²) stay within int32.
+const gridInf = 1 << 28
+
+// lineDT holds the buffers of the 1D squared distance transform.
+type lineDT struct {
+	v      []int   // the apexes of the parabolas of the lower envelope
+	zn, zd []int64 // zn[j]/zd[j] (zd > 0): where parabola j takes over from j−1
+}
+
+func (t *lineDT) init(n int) {
+	t.v = make([]int, n)
+	t.zn, t.zd = make([]int64, n+1), make([]int64, n+1)
+}
+
+// transform sets out[i] to the least f[j] + (i − j)² over the j with
+// f[j] < gridInf (gridInf if none). The envelope's boundaries are
+// compared as exact fractions.
+func (t *lineDT) transform(f, out []int32) {
+	k := -1 // the last parabola of the envelope so far
+	for q := range f {
+		if f[q] >= gridInf {
+			continue
+		}
+		fq := int64(f[q]) + int64(q)*int64(q)
+		for k >= 0 {
+			p := t.v[k]
+			// The intersection of the parabolas of apexes p and q.
+			sn := fq - (int64(f[p]) + int64(p)*int64(p))
+			sd := 2 * int64(q-p)
+			if k > 0 && sn*t.zd[k] <= t.zn[k]*sd {
+				k-- // parabola p is hidden
+				continue
+			}
+			k++
+			t.v[k], t.zn[k], t.zd[k] = q, sn, sd
+			break
+		}
+		if k < 0 {
+			k = 0
+			t.v[0] = q
+		}
+	}
+	if k < 0 {
+		for i := range out {
+			out[i] = gridInf
+		}
+		return
+	}
+	// Boundary j (1 ≤ j ≤ k) separates parabolas j−1 and j.
+	j := 0
+	for i := range out {
+		for j < k && t.zn[j+1] < int64(i)*t.zd[j+1] {
+			j++
+		}
+		p := t.v[j]
+		out[i] = f[p] + int32((i-p)*(i-p))
 	}
 }
 
-// minCull returns the smallest cell value whose points all lie farther
-// than ext from the surface, outside: k with (k−1)·h > ext. 0 means that
-// no cell qualifies (the grid then culls nothing).
+// minCull returns the least cell value whose points all lie farther than
+// ext from the surface, outside: the least v with v·h/gridQuant > ext.
+// 0 means that no cell qualifies (the grid then culls nothing).
 func (g *outsideGrid) minCull(ext float64) uint8 {
 	if g == nil || !(ext >= 0) {
 		return 0
 	}
-	k := math.Floor(ext*g.inv) + 2
-	if k > 255 {
+	v := math.Floor(gridQuant*ext*g.inv*(1+1e-12)) + 1
+	if v > 255 {
 		return 0
 	}
-	return uint8(k)
+	return uint8(v)
 }
 
 // far reports whether the point (x, y, z) of the shape's frame lies in a
-// cell whose value is at least min (≥ 2): outside the mesh and farther
+// cell whose value is at least min (≥ 1): outside the mesh and farther
 // than the ext min was computed for. Points off the grid are not judged.
 func (g *outsideGrid) far(x, y, z float64, min uint8) bool {
 	k, _ := g.cell(x, y, z)
@@ -306,9 +357,6 @@ func (g *outsideGrid) cell(x, y, z float64) (uint8, bool) {
 // (x, y, z) of the shape's frame to the surface, valid if positive: the
 // point then lies outside. Points off the grid get 0.
 func (g *outsideGrid) lowerBound(x, y, z float64) float64 {
-	k, ok := g.cell(x, y, z)
-	if !ok || k == 0 {
-		return 0
-	}
-	return float64(k-1) * g.h
+	k, _ := g.cell(x, y, z)
+	return float64(k) * g.h / gridQuant
 }

@@ -160,3 +160,43 @@ func TestOutsideGridDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestGridDistances checks the grid's squared box distances against brute
+// force (every cell against every marked cell) on random sparse markings
+// of small grids, and the 1D transform on lines with no marked cell.
+func TestGridDistances(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := 0; trial < 40; trial++ {
+		g := &outsideGrid{n: [3]int{1 + rng.IntN(9), 1 + rng.IntN(9), 1 + rng.IntN(9)}}
+		total := g.n[0] * g.n[1] * g.n[2]
+		surf := make([]bool, total)
+		p := []float64{0, 0.02, 0.2}[trial%3]
+		for i := range surf {
+			surf[i] = rng.Float64() < p
+		}
+		got := g.distances(surf)
+		for i := range surf {
+			want := int32(gridInf)
+			xi, yi, zi := i%g.n[0], i/g.n[0]%g.n[1], i/(g.n[0]*g.n[1])
+			for j, m := range surf {
+				if !m {
+					continue
+				}
+				xj, yj, zj := j%g.n[0], j/g.n[0]%g.n[1], j/(g.n[0]*g.n[1])
+				d := int32(0)
+				for _, o := range []int{xi - xj, yi - yj, zi - zj} {
+					if o < 0 {
+						o = -o
+					}
+					if o > 1 {
+						d += int32((o - 1) * (o - 1))
+					}
+				}
+				want = min(want, d)
+			}
+			if got[i] != want {
+				t.Fatalf("trial %d, grid %v, cell %d: %d, want %d", trial, g.n, i, got[i], want)
+			}
+		}
+	}
+}

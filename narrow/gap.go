@@ -36,7 +36,7 @@ func (d *Direction) Clearance(ext float64, blocks int) float64 {
 	t := &d.SrcToDst.T
 	tol := 1e-9 * (src.scale + d.Dst.scale + math.Sqrt(t[0]*t[0]+t[1]*t[1]+t[2]*t[2]))
 	floor := ext + tol
-	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
+	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext)}
 	cx, cy, cz, r := src.BoundingSphere()
 	if g := d.ballGap(&cg, cx, cy, cz, r); g > floor {
 		return g - floor
@@ -87,18 +87,17 @@ func (d *Direction) slabGap(ox, oy, oz, stop float64) float64 {
 type clearGrid struct {
 	g   *outsideGrid
 	min uint8
-	ext float64
 }
 
 // gap returns a value g such that InCull culls, by the grid alone, every
-// point within distance g − ext of (x, y, z) (−Inf if there is none). The
-// grid's value k is 1-Lipschitz in whole cells (Chebyshev), and a point
-// within distance δ lies at most ⌈δ/h⌉ cells away, so every such point
-// is in a cell of value at least k − ⌈δ/h⌉ (the cells between are all
-// outside, see outsideGrid), which InCull culls when that is at least
-// min: for δ ≤ (k − min)·h. Two cells are given up for the rounding of
-// both points' cell indices. A ball of radius r about (x, y, z) has the
-// gap g − r.
+// point within distance g − ext of (x, y, z) (−Inf if there is none). A
+// point x' within δ of (x, y, z) is farther than L − δ from the surface,
+// L the lower bound of (x, y, z)'s cell; its own cell's box lies within
+// √3·h of it, so that cell's exact bound is at least L − δ − √3·h, and
+// its stored value at most h/gridQuant below. One more cell is given up
+// for the rounding of both points' cell indices. (Every cell met on the
+// way is within δ of the first cell's box, hence unmarked, and so
+// outside like it.)
 func (c *clearGrid) gap(x, y, z float64) float64 {
 	if c.min == 0 {
 		return math.Inf(-1)
@@ -107,7 +106,19 @@ func (c *clearGrid) gap(x, y, z float64) float64 {
 	if !ok || k == 0 {
 		return math.Inf(-1)
 	}
-	return float64(int(k)-int(c.min)-2)*c.g.h + c.ext
+	return (float64(k)/gridQuant - math.Sqrt(3) - 1/gridQuant - 1) * c.g.h
+}
+
+// ballGap is gap for the centre of a ball, lowered by what a vertex's
+// own cell may lose against it (√3·h for the cell's extent, h/gridQuant
+// for the rounding of its value), so that no vertex of the ball has a
+// smaller gap: the search then only looks at a block's vertices for a
+// larger bound, never a smaller one.
+func (c *clearGrid) ballGap(x, y, z float64) float64 {
+	if c.min == 0 {
+		return math.Inf(-1)
+	}
+	return c.gap(x, y, z) - (math.Sqrt(3)+1.0/gridQuant)*c.g.h
 }
 
 // ballGap returns a lower bound of the ball's gap over the ball of Src's
@@ -118,7 +129,7 @@ func (d *Direction) ballGap(cg *clearGrid, x, y, z, r float64) float64 {
 	ox := m[0]*x + m[1]*y + m[2]*z + t[0]
 	oy := m[3]*x + m[4]*y + m[5]*z + t[1]
 	oz := m[6]*x + m[7]*y + m[8]*z + t[2]
-	return max(d.slabGap(ox, oy, oz, math.Inf(1)), cg.gap(ox, oy, oz)) - r
+	return max(d.slabGap(ox, oy, oz, math.Inf(1)), cg.ballGap(ox, oy, oz)) - r
 }
 
 // vertexGap returns min(best, gap(x_v)) over the vertices v of block b,

@@ -40,7 +40,7 @@ func minSlabGap(d *Direction) float64 {
 // minGap returns the least gap over the vertices of d's source: the larger
 // of the vertex's slab distance and the gap of Dst's outside grid for ext.
 func minGap(d *Direction, ext float64) float64 {
-	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
+	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext)}
 	m := math.Inf(1)
 	for v := range d.Src.verts {
 		x := d.SrcToDst.Apply(d.Src.verts[v])
