@@ -3,8 +3,9 @@ package narrow
 import "math"
 
 // outsideGrid bounds from below the distance from points outside a closed
-// mesh to its surface, on a regular grid of cubic cells over the mesh's
-// box (an irtcd culling test, not in the papers; see Direction.InCull).
+// mesh (or polygon) to its surface, on a regular grid of cubic cells over
+// the shape's box (an irtcd culling test, not in the papers; see
+// Direction.InCull).
 //
 // Each cell holds 0 when it may contain a point inside the mesh or on its
 // surface, and otherwise the distance between its box and the nearest
@@ -21,8 +22,9 @@ import "math"
 //     between face-adjacent unmarked cells. The segment between two such
 //     cells' centres lies in their closed boxes, so it crosses no
 //     surface, and the mesh being closed, no inside point is reached;
-//     unmarked cells not reached (inside, or in a pocket sealed by marked
-//     cells) hold 0;
+//     the other components of unmarked cells (the inside, pockets sealed
+//     by marked cells, a polygon's holes) are judged by the winding number
+//     of one cell's centre (see floodOutside);
 //   - the distances are exact: the squared distance between the boxes of
 //     cells Δ cells apart is h²·Σ max(0, |Δₐ| − 1)², a sum over the axes,
 //     whose least value over the marked cells three one-dimensional passes
@@ -37,9 +39,9 @@ type outsideGrid struct {
 }
 
 // A grid has 8·∛(triangles) cells along the longest side of the shape's
-// box, between gridMinCells and gridMaxCells, plus gridMargin cells on
-// each side: 64 cells for the bunny's 902 triangles (0.12 MiB), 19 for a
-// box. At most 68³ bytes (0.3 MiB) per shape.
+// box (8·√segments for a polygon), between gridMinCells and gridMaxCells,
+// plus gridMargin cells on each side: 64 cells for the bunny's 902
+// triangles (0.12 MiB). At most 68³ bytes (0.3 MiB) per shape.
 // Distances are kept in units of h/gridQuant, up to 255 units.
 const (
 	gridMinCells = 16
@@ -48,31 +50,39 @@ const (
 	gridQuant    = 4
 )
 
-// buildOutsideGrid returns the grid of a closed 3D mesh (nil for polygons,
-// for shapes too flat to hold one, and where it would cull nothing that
-// the other tests of InCull keep).
+// buildOutsideGrid returns the grid of a shape (nil for shapes too flat to
+// hold one, and where it would cull nothing that the other tests of
+// InCull keep).
+//
+// A polygon's grid is a single layer of cells in the z = 0 plane (its
+// vertices and every point InCull tests lie in it): the polygon is closed
+// in the plane, and everything below works on a layer as on a volume.
 func buildOutsideGrid(s *Shape) *outsideGrid {
-	if s.dim != Dim3 {
-		return nil
-	}
 	b := s.bounds
 	side := max(b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2])
 	if !(side > 0) || !finite(side) {
 		return nil
 	}
-	cells := min(gridMaxCells, max(gridMinCells, math.Ceil(8*math.Cbrt(float64(len(s.prims))))))
+	cells := math.Ceil(8 * math.Cbrt(float64(len(s.prims))))
+	if s.dim == Dim2 {
+		cells = math.Ceil(8 * math.Sqrt(float64(len(s.prims))))
+	}
+	cells = min(gridMaxCells, max(gridMinCells, cells))
 	g := &outsideGrid{h: side / cells}
 	g.inv = 1 / g.h
 	total := 1
 	for a := 0; a < 3; a++ {
 		g.lo[a] = b.Min[a] - gridMargin*g.h
 		g.n[a] = int(math.Ceil((b.Max[a]-b.Min[a])*g.inv)) + 2*gridMargin
+		if s.dim == Dim2 && a == 2 {
+			g.lo[a], g.n[a] = -0.5*g.h, 1
+		}
 		g.fn[a] = float64(g.n[a])
 		total *= g.n[a]
 	}
 	surf := make([]bool, total)
 	g.markSurface(s, surf)
-	out := g.floodOutside(surf)
+	out := g.floodOutside(s, surf)
 	g.k = make([]uint8, total)
 	d2 := g.distances(surf)
 	for i, d := range d2 {
@@ -90,8 +100,9 @@ func buildOutsideGrid(s *Shape) *outsideGrid {
 
 // useful reports whether the grid can cull a point that InCull's other
 // tests keep: whether the centre of some cell outside, away from the
-// surface (a positive value), lies in the shape's box and 26-DOP. A box's grid, for one,
-// cannot, and is dropped rather than looked up for nothing.
+// surface (a positive value), lies in the shape's box and 26-DOP. A box's
+// grid, for one, cannot, and is dropped rather than looked up for
+// nothing.
 func (g *outsideGrid) useful(s *Shape) bool {
 	nx, nxy := g.n[0], g.n[0]*g.n[1]
 	for i, k := range g.k {
@@ -133,8 +144,15 @@ func (g *outsideGrid) markSurface(s *Shape, surf []bool) {
 	// arithmetic (1e-6 of a cell, far above it).
 	slack := 1e-6 * g.h
 	for _, p := range s.prims {
-		a, b, c := s.verts[p[0]], s.verts[p[1]], s.verts[p[2]]
-		n := cross3(sub3(b, a), sub3(c, a))
+		a, b := s.verts[p[0]], s.verts[p[1]]
+		var c, n [3]float64
+		if p[2] < 0 {
+			// A polygon's segment: its line, in the plane.
+			c, n = b, [3]float64{a[1] - b[1], b[0] - a[0], 0}
+		} else {
+			c = s.verts[p[2]]
+			n = cross3(sub3(b, a), sub3(c, a))
+		}
 		var lo, hi [3]int
 		for k := 0; k < 3; k++ {
 			lo[k] = max(0, g.index(min(a[k], b[k], c[k])-slack, k))
@@ -159,52 +177,104 @@ func (g *outsideGrid) markSurface(s *Shape, surf []bool) {
 	}
 }
 
-// floodOutside returns the unmarked cells reached from the grid's border
-// through face-adjacent unmarked cells.
-func (g *outsideGrid) floodOutside(surf []bool) []bool {
+// floodOutside returns the unmarked cells that lie outside the shape.
+// The cells reached from the grid's border through face-adjacent unmarked
+// cells are outside. The other unmarked cells fall into components of
+// face-adjacent cells, each wholly inside or wholly outside (the segment
+// between two face-adjacent unmarked cells' centres lies in their closed
+// boxes, so it crosses no surface); a component is outside if the centre
+// of its first cell is — a pocket sealed by marked cells, or a polygon's
+// hole — by the winding number of that centre, which lies at least h/2
+// from the surface, far from where the winding number is ill-conditioned.
+// At most gridPockets components are judged so; the rest count as inside.
+func (g *outsideGrid) floodOutside(s *Shape, surf []bool) []bool {
 	nx, ny, nz := g.n[0], g.n[1], g.n[2]
 	nxy := nx * ny
 	out := make([]bool, len(surf))
-	queue := make([]int32, 0, 2*(nxy+nx*nz+ny*nz))
-	push := func(i int) {
-		if !surf[i] && !out[i] {
-			out[i] = true
-			queue = append(queue, int32(i))
+	seen := make([]bool, len(surf))
+	var queue, comp []int32
+	// fill marks the component of the cells queued as seen, and as out
+	// too when out is true; it returns the component's cells in comp.
+	fill := func(outside bool) {
+		comp = comp[:0]
+		for len(queue) > 0 {
+			i := int(queue[len(queue)-1])
+			queue = queue[:len(queue)-1]
+			comp = append(comp, int32(i))
+			x, y, z := i%nx, (i/nx)%ny, i/nxy
+			for _, j := range [6]int{i - 1, i + 1, i - nx, i + nx, i - nxy, i + nxy} {
+				switch {
+				case j == i-1 && x == 0, j == i+1 && x == nx-1,
+					j == i-nx && y == 0, j == i+nx && y == ny-1,
+					j == i-nxy && z == 0, j == i+nxy && z == nz-1:
+					continue
+				}
+				if !surf[j] && !seen[j] {
+					seen[j], out[j] = true, outside
+					queue = append(queue, int32(j))
+				}
+			}
 		}
 	}
 	for z := 0; z < nz; z++ {
 		for y := 0; y < ny; y++ {
 			for x := 0; x < nx; x++ {
-				if x == 0 || y == 0 || z == 0 || x == nx-1 || y == ny-1 || z == nz-1 {
-					push(z*nxy + y*nx + x)
+				// (A single layer, a polygon's, has no border along z.)
+				i := z*nxy + y*nx + x
+				if (x == 0 || y == 0 || x == nx-1 || y == ny-1 || nz > 1 && (z == 0 || z == nz-1)) && !surf[i] && !seen[i] {
+					seen[i], out[i] = true, true
+					queue = append(queue, int32(i))
 				}
 			}
 		}
 	}
-	for len(queue) > 0 {
-		i := int(queue[len(queue)-1])
-		queue = queue[:len(queue)-1]
+	fill(true)
+	pockets := 0
+	for i := range surf {
+		if surf[i] || seen[i] {
+			continue
+		}
+		if pockets == gridPockets {
+			break
+		}
+		pockets++
 		x, y, z := i%nx, (i/nx)%ny, i/nxy
-		if x > 0 {
-			push(i - 1)
-		}
-		if x < nx-1 {
-			push(i + 1)
-		}
-		if y > 0 {
-			push(i - nx)
-		}
-		if y < ny-1 {
-			push(i + nx)
-		}
-		if z > 0 {
-			push(i - nxy)
-		}
-		if z < nz-1 {
-			push(i + nxy)
-		}
+		c := [3]float64{g.lo[0] + (float64(x)+0.5)*g.h, g.lo[1] + (float64(y)+0.5)*g.h, g.lo[2] + (float64(z)+0.5)*g.h}
+		outside := !s.windingInside(c)
+		seen[i], out[i] = true, outside
+		queue = append(queue, int32(i))
+		fill(outside)
 	}
 	return out
+}
+
+// gridPockets is the most components of unmarked cells not reached from
+// the grid's border that floodOutside judges (the mesh's inside is one).
+const gridPockets = 64
+
+// windingInside reports whether p lies inside the shape, by its winding
+// number: the solid angles of the triangles seen from p, summed (Van
+// Oosterom and Strackee, 1983), 4π inside and 0 outside; for a polygon,
+// the parity of the segments crossed by a ray along +x from p (p's z
+// ignored). p must not lie on the surface.
+func (s *Shape) windingInside(p [3]float64) bool {
+	if s.dim == Dim2 {
+		inside := false
+		for _, t := range s.prims {
+			a, b := s.verts[t[0]], s.verts[t[1]]
+			if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0]+(p[1]-a[1])/(b[1]-a[1])*(b[0]-a[0]) {
+				inside = !inside
+			}
+		}
+		return inside
+	}
+	w := 0.0
+	for _, t := range s.prims {
+		ra, rb, rc := sub3(s.verts[t[0]], p), sub3(s.verts[t[1]], p), sub3(s.verts[t[2]], p)
+		la, lb, lc := len3(ra), len3(rb), len3(rc)
+		w += 2 * math.Atan2(dot3(ra, cross3(rb, rc)), la*lb*lc+dot3(ra, rb)*lc+dot3(rb, rc)*la+dot3(rc, ra)*lb)
+	}
+	return w > 2*math.Pi
 }
 
 // distances returns, per cell, the least over the marked cells of

@@ -127,21 +127,88 @@ func TestOutsideGridConservative(t *testing.T) {
 	}
 }
 
-// TestOutsideGridPolygon checks that polygons have no grid (their
-// segments are not a closed surface in 3D).
-func TestOutsideGridPolygon(t *testing.T) {
-	s, err := NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {0, 1}})
-	if err != nil {
-		t.Fatal(err)
+// polygonDistance returns the distance from p (z = 0) to the polygon's
+// segments and whether p is inside (crossing number of a ray along +x).
+func polygonDistance(s *Shape, p [3]float64) (float64, bool) {
+	best, inside := math.Inf(1), false
+	for _, t := range s.prims {
+		a, b := s.verts[t[0]], s.verts[t[1]]
+		e := sub3(b, a)
+		u := max(0, min(1, dot3(sub3(p, a), e)/dot3(e, e)))
+		best = min(best, len3(sub3(p, [3]float64{a[0] + u*e[0], a[1] + u*e[1], 0})))
+		if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0]+(p[1]-a[1])/(b[1]-a[1])*e[0] {
+			inside = !inside
+		}
 	}
-	if s.grid != nil {
-		t.Fatal("a polygon has an outside grid")
+	return best, inside
+}
+
+// TestOutsideGridPolygon is TestOutsideGridConservative for polygons,
+// whose grid is one layer of cells in their plane: a star and a ring (a
+// polygon with a hole), at random points of the plane around them.
+func TestOutsideGridPolygon(t *testing.T) {
+	star := make([]mgl64.Vec2, 24)
+	for i := range star {
+		r := 1.0
+		if i%2 == 1 {
+			r = 0.45
+		}
+		a := 2 * math.Pi * float64(i) / float64(len(star))
+		star[i] = mgl64.Vec2{3 + r*math.Cos(a), 1 + r*math.Sin(a)}
+	}
+	var outer, hole []mgl64.Vec2
+	for i := 0; i < 40; i++ {
+		a := 2 * math.Pi * float64(i) / 40
+		outer = append(outer, mgl64.Vec2{2 * math.Cos(a), 2 * math.Sin(a)})
+		hole = append(hole, mgl64.Vec2{1.2 * math.Cos(-a), 1.2 * math.Sin(-a)})
+	}
+	rng := rand.New(rand.NewPCG(3, 30))
+	for _, tc := range []struct {
+		name  string
+		outer []mgl64.Vec2
+		holes [][]mgl64.Vec2
+	}{{"star", star, nil}, {"ring", outer, [][]mgl64.Vec2{hole}}} {
+		s, err := NewPolygon(tc.outer, tc.holes...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := s.grid
+		if g == nil {
+			t.Fatalf("%s: no grid", tc.name)
+		}
+		if g.n[2] != 1 {
+			t.Fatalf("%s: %d layers, want 1", tc.name, g.n[2])
+		}
+		far, farBound := 0, 0
+		for i := 0; i < 4000; i++ {
+			p := [3]float64{g.lo[0] - g.h + rng.Float64()*(g.fn[0]+2)*g.h, g.lo[1] - g.h + rng.Float64()*(g.fn[1]+2)*g.h, 0}
+			dist, inside := polygonDistance(s, p)
+			lb := g.lowerBound(p[0], p[1], p[2])
+			if lb > 0 && (inside || lb > dist*(1+1e-12)) {
+				t.Fatalf("%s: point %v (distance %v, inside %v): lower bound %v", tc.name, p, dist, inside, lb)
+			}
+			for _, ext := range []float64{s.tEps, 0.5 * g.h, 1.7 * g.h, 0.05 * s.size} {
+				if k := g.minCull(ext); k != 0 && g.far(p[0], p[1], p[2], k) && (inside || dist <= ext) {
+					t.Fatalf("%s: point %v (distance %v, inside %v) culled for ext %v", tc.name, p, dist, inside, ext)
+				}
+			}
+			if !inside && dist > 3*g.h && p[0] > g.lo[0] && p[1] > g.lo[1] && p[0] < g.lo[0]+g.fn[0]*g.h && p[1] < g.lo[1]+g.fn[1]*g.h {
+				far++
+				if lb > 0 {
+					farBound++
+				}
+			}
+		}
+		if far == 0 || float64(farBound) < 0.9*float64(far) {
+			t.Errorf("%s: %d of %d points of the grid farther than 3 cells have a positive bound, want at least 90 %%", tc.name, farBound, far)
+		}
+		t.Logf("%s: %v cells of %.3g, %d of %d far points bounded", tc.name, g.n, g.h, farBound, far)
 	}
 }
 
 // TestOutsideGridDropped checks that shapes whose grid could cull nothing
-// the box and DOP tests keep have none (a box), and that concave meshes
-// keep theirs.
+// the box and DOP tests keep have none (a box, a square), and that
+// concave meshes keep theirs.
 func TestOutsideGridDropped(t *testing.T) {
 	box, err := NewBox(mgl64.Vec3{-1, -0.2, -3}, mgl64.Vec3{2, 0.3, 1})
 	if err != nil {
@@ -149,6 +216,13 @@ func TestOutsideGridDropped(t *testing.T) {
 	}
 	if box.grid != nil {
 		t.Error("a box has an outside grid")
+	}
+	square, err := NewPolygon([]mgl64.Vec2{{0, 0}, {2, 0}, {2, 2}, {0, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if square.grid != nil {
+		t.Error("a square has an outside grid")
 	}
 	for _, name := range []string{"bunny.obj", "torus.obj", "duck.obj", "teddy.obj"} {
 		s, err := LoadOBJ(filepath.Join("..", "testdata", name))
