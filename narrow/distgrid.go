@@ -141,8 +141,13 @@ func (g *outsideGrid) index(x float64, a int) int {
 func (g *outsideGrid) markSurface(s *Shape, surf []bool) {
 	nx, nxy := g.n[0], g.n[0]*g.n[1]
 	// A small growth of every box covers the rounding of the cell
-	// arithmetic (1e-6 of a cell, far above it).
-	slack := 1e-6 * g.h
+	// arithmetic: 1e-6 of a cell, and 1e-12 of the coordinates' magnitude
+	// (cell centres and vertices are subtracted, and a shape far from its
+	// origin loses digits doing so).
+	b := &s.bounds
+	mag := max(math.Abs(b.Min[0]), math.Abs(b.Min[1]), math.Abs(b.Min[2]),
+		math.Abs(b.Max[0]), math.Abs(b.Max[1]), math.Abs(b.Max[2]))
+	slack := 1e-6*g.h + 1e-12*mag
 	for _, p := range s.prims {
 		a, b := s.verts[p[0]], s.verts[p[1]]
 		var c, n [3]float64

@@ -119,6 +119,7 @@ func FuzzNewPolygon(f *testing.F) {
 		if s == nil {
 			t.Fatal("nil shape and nil error")
 		}
+		checkGridSurface(t, s)
 		if s.Dim() != Dim2 || s.NumVertices() != len(verts) || s.NumPrims() != len(verts) {
 			t.Fatalf("Dim/NumVertices/NumPrims = %v/%d/%d for %d vertices", s.Dim(), s.NumVertices(), s.NumPrims(), len(verts))
 		}
@@ -233,6 +234,7 @@ func FuzzNewMesh(f *testing.F) {
 		if s == nil {
 			t.Fatal("nil shape and nil error")
 		}
+		checkGridSurface(t, s)
 		if s.Dim() != Dim3 || s.NumVertices() != len(verts) || s.NumPrims() != len(tris) {
 			t.Fatalf("Dim/NumVertices/NumPrims = %v/%d/%d for %d vertices, %d triangles", s.Dim(), s.NumVertices(), s.NumPrims(), len(verts), len(tris))
 		}
@@ -273,4 +275,34 @@ func FuzzNewMesh(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkGridSurface checks that the shape's outside grid, if any, bounds
+// no point of the surface away from 0: its vertices (those primitives
+// use) and the centroids of its primitives lie in cells holding 0.
+func checkGridSurface(t *testing.T, s *Shape) {
+	t.Helper()
+	g := s.grid
+	if g == nil {
+		return
+	}
+	for i, v := range s.verts {
+		if s.vnorm[i] == ([3]float64{}) {
+			continue // used by no primitive: not on the surface
+		}
+		if k, _ := g.cell(v[0], v[1], v[2]); k != 0 {
+			t.Fatalf("vertex %d %v lies in a grid cell of value %d", i, v, k)
+		}
+	}
+	for i, p := range s.prims {
+		a, b := s.verts[p[0]], s.verts[p[1]]
+		c := b
+		if p[2] >= 0 {
+			c = s.verts[p[2]]
+		}
+		m := [3]float64{(a[0] + b[0] + c[0]) / 3, (a[1] + b[1] + c[1]) / 3, (a[2] + b[2] + c[2]) / 3}
+		if k, _ := g.cell(m[0], m[1], m[2]); k != 0 {
+			t.Fatalf("the centroid %v of primitive %d lies in a grid cell of value %d", m, i, k)
+		}
+	}
 }
