@@ -3,7 +3,6 @@ package narrow
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -72,15 +71,8 @@ func surfaceDistance(s *Shape, p [3]float64) (float64, bool) {
 // also be useful: most points of the grid farther than 4 cells from the
 // surface, and outside, get a positive bound.
 func TestOutsideGridConservative(t *testing.T) {
-	var shapes []*Shape
-	names := []string{"bunny.obj", "torus.obj", "duck.obj", "teddy.obj"}
-	for _, name := range names {
-		s, err := LoadOBJ(filepath.Join("..", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		shapes = append(shapes, s)
-	}
+	names := []string{"bunny", "torus", "duck", "teddy"}
+	shapes := testMeshes(t, names...)
 	rng := rand.New(rand.NewPCG(7, 21))
 	n := 2000
 	if testing.Short() {
@@ -147,15 +139,6 @@ func polygonDistance(s *Shape, p [3]float64) (float64, bool) {
 // whose grid is one layer of cells in their plane: a star and a ring (a
 // polygon with a hole), at random points of the plane around them.
 func TestOutsideGridPolygon(t *testing.T) {
-	star := make([]mgl64.Vec2, 24)
-	for i := range star {
-		r := 1.0
-		if i%2 == 1 {
-			r = 0.45
-		}
-		a := 2 * math.Pi * float64(i) / float64(len(star))
-		star[i] = mgl64.Vec2{3 + r*math.Cos(a), 1 + r*math.Sin(a)}
-	}
 	var outer, hole []mgl64.Vec2
 	for i := 0; i < 40; i++ {
 		a := 2 * math.Pi * float64(i) / 40
@@ -167,7 +150,7 @@ func TestOutsideGridPolygon(t *testing.T) {
 		name  string
 		outer []mgl64.Vec2
 		holes [][]mgl64.Vec2
-	}{{"star", star, nil}, {"ring", outer, [][]mgl64.Vec2{hole}}} {
+	}{{"star", offStar(), nil}, {"ring", outer, [][]mgl64.Vec2{hole}}} {
 		s, err := NewPolygon(tc.outer, tc.holes...)
 		if err != nil {
 			t.Fatal(err)
@@ -224,13 +207,10 @@ func TestOutsideGridDropped(t *testing.T) {
 	if square.grid != nil {
 		t.Error("a square has an outside grid")
 	}
-	for _, name := range []string{"bunny.obj", "torus.obj", "duck.obj", "teddy.obj"} {
-		s, err := LoadOBJ(filepath.Join("..", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+	names := []string{"bunny", "torus", "duck", "teddy"}
+	for i, s := range testMeshes(t, names...) {
 		if s.grid == nil {
-			t.Errorf("%s has no outside grid", name)
+			t.Errorf("%s has no outside grid", names[i])
 		}
 	}
 }

@@ -3,7 +3,6 @@ package narrow
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -133,24 +132,8 @@ func TestClearanceTable(t *testing.T) {
 // Dst's frame, no vertex passes InCull. (A non-positive answer is any such
 // value: the search stops at the first vertex within reach.)
 func TestClearanceBound(t *testing.T) {
-	var shapes []*Shape
-	for _, name := range []string{"bunny.obj", "torus.obj", "teddy.obj", "duck.obj"} {
-		s, err := LoadOBJ(filepath.Join("..", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		shapes = append(shapes, s)
-	}
-	star := make([]mgl64.Vec2, 24)
-	for i := range star {
-		r := 1.0
-		if i%2 == 1 {
-			r = 0.45
-		}
-		a := 2 * math.Pi * float64(i) / float64(len(star))
-		star[i] = mgl64.Vec2{3 + r*math.Cos(a), 1 + r*math.Sin(a)} // off the origin
-	}
-	poly, err := NewPolygon(star)
+	shapes := testMeshes(t, "bunny", "torus", "teddy", "duck")
+	poly, err := NewPolygon(offStar())
 	if err != nil {
 		t.Fatal(err)
 	}

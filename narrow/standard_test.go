@@ -3,7 +3,6 @@ package narrow
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -20,14 +19,7 @@ import (
 // meets Dst from outside first. Some predictive rays miss Dst's box
 // altogether (and are not traced at all).
 func TestStandardPredictiveSkipsForward(t *testing.T) {
-	var shapes []*Shape
-	for _, name := range []string{"bunny.obj", "torus.obj", "duck.obj"} {
-		s, err := LoadOBJ(filepath.Join("..", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		shapes = append(shapes, s)
-	}
+	shapes := testMeshes(t, "bunny", "torus", "duck")
 	rng := rand.New(rand.NewPCG(4, 12))
 	n := 8
 	if testing.Short() {
