@@ -112,7 +112,7 @@ type Shape struct {
 	leafOf  []int32             // primitive index → position in leaf
 	fat     []fatNode           // traversal nodes (nil when the root is a leaf)
 	maxDeep int                 // BVH depth
-	grid    *outsideGrid        // lower bounds of the distance to the surface, outside (nil for polygons)
+	grid    *outsideGrid        // lower bounds of the distance to the surface, outside (nil where it would cull nothing)
 	loops   int
 }
 
