@@ -191,7 +191,8 @@ func (g *outsideGrid) markSurface(s *Shape, surf []bool) {
 // of its first cell is — a pocket sealed by marked cells, or a polygon's
 // hole — by the winding number of that centre, which lies at least h/2
 // from the surface, far from where the winding number is ill-conditioned.
-// At most gridPockets components are judged so; the rest count as inside.
+// At most gridPockets components are judged so (fewer for large meshes,
+// see gridWinding); the rest count as inside.
 func (g *outsideGrid) floodOutside(s *Shape, surf []bool) []bool {
 	nx, ny, nz := g.n[0], g.n[1], g.n[2]
 	nxy := nx * ny
@@ -239,7 +240,7 @@ func (g *outsideGrid) floodOutside(s *Shape, surf []bool) []bool {
 		if surf[i] || seen[i] {
 			continue
 		}
-		if pockets == gridPockets {
+		if pockets == gridPockets || (pockets+1)*len(s.prims) > gridWinding {
 			break
 		}
 		pockets++
@@ -254,8 +255,13 @@ func (g *outsideGrid) floodOutside(s *Shape, surf []bool) []bool {
 }
 
 // gridPockets is the most components of unmarked cells not reached from
-// the grid's border that floodOutside judges (the mesh's inside is one).
-const gridPockets = 64
+// the grid's border that floodOutside judges (the mesh's inside is one),
+// and gridWinding bounds the primitives their winding numbers visit in
+// all (a mesh of a million triangles gets its inside judged, and no more).
+const (
+	gridPockets = 64
+	gridWinding = 1 << 23
+)
 
 // windingInside reports whether p lies inside the shape, by its winding
 // number: the solid angles of the triangles seen from p, summed (Van
