@@ -422,6 +422,49 @@ func (g *outsideGrid) far(x, y, z float64, min uint8) bool {
 	return k >= min
 }
 
+// outside reports whether the point (x, y, z) of the shape's frame lies
+// in a cell of positive value: outside the shape, at least h/gridQuant
+// from its surface. It is false for a nil grid.
+func (g *outsideGrid) outside(x, y, z float64) bool {
+	if g == nil {
+		return false
+	}
+	k, _ := g.cell(x, y, z)
+	return k > 0
+}
+
+// clearAlong reports whether the segment o + t·d, t from 0 to end (d
+// unit; end may be negative: the segment runs backwards), stays clear of
+// the surface by the grid's bounds: it steps along it by each point's
+// lower bound (sphere tracing), less a margin for the rounding of the
+// points, and fails at the first point in a cell holding 0 or off the
+// grid. It is false for a nil grid.
+func (g *outsideGrid) clearAlong(o, d *[3]float64, end float64) bool {
+	if g == nil {
+		return false
+	}
+	sign, length := 1.0, end
+	if end < 0 {
+		sign, length = -1, -end
+	}
+	margin := 1e-9 * (g.h + math.Abs(o[0]) + math.Abs(o[1]) + math.Abs(o[2]) + length)
+	t := 0.0
+	for range 64 {
+		p := sign * t
+		k, ok := g.cell(o[0]+p*d[0], o[1]+p*d[1], o[2]+p*d[2])
+		if !ok || k == 0 {
+			return false
+		}
+		// Every point within the bound of this one is clear; the
+		// distance to the surface is 1-Lipschitz.
+		t += float64(k)*g.h/gridQuant - margin
+		if t > length+margin {
+			return true
+		}
+	}
+	return false
+}
+
 // cell returns the value of the cell holding the point (x, y, z) of the
 // shape's frame, and false for points off the grid.
 func (g *outsideGrid) cell(x, y, z float64) (uint8, bool) {

@@ -192,8 +192,10 @@ type Outcome struct {
 // crossing behind the vertex enters Dst, and on a closed surface that
 // places the vertex outside Dst, where the first hit ahead enters Dst too
 // (neither a contact nor an occlusion). For a vertex outside Dst's box
-// (grown by 2·tEps) there is no forward search at all, for the same
-// reason.
+// (grown by 2·tEps), or that Dst's outside grid places outside, there is
+// no forward search at all, for the same reason; and, with the basic
+// traversal, no search at all if the grid shows the predictive ray to
+// stay clear of Dst's surface (outsideGrid.clearAlong).
 func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal) {
 	*out = Outcome{Fwd: NoHit, Bwd: NoHit}
 	if d.Src.vnorm[v] == ([3]float64{}) {
@@ -205,16 +207,20 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 	q.onSurf = true
 	miss := false
 	q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
-	if back > 0 && !d.Dst.nearBounds(&q.o) {
-		// A vertex outside Dst's box is outside Dst: whatever the ray
-		// meets ahead, it enters Dst there (no contact, nothing
-		// occluded). Only the predictive ray is left to trace, and
-		// only if it reaches Dst's box (with the basic traversal this
-		// spares a test of every primitive; Lehericey et al. 2013b,
-		// §3.1, limit the predictive ray to cullingDist for the same
-		// reason).
+	if back > 0 && (!d.Dst.nearBounds(&q.o) || d.Dst.grid.outside(q.o[0], q.o[1], q.o[2])) {
+		// A vertex outside Dst's box, or that Dst's outside grid
+		// places outside, is outside Dst: whatever the ray meets
+		// ahead, it enters Dst there (no contact, nothing occluded).
+		// Only the predictive ray is left to trace, and only if it
+		// reaches Dst's box (with the basic traversal this spares a
+		// test of every primitive; Lehericey et al. 2013b, §3.1, limit
+		// the predictive ray to cullingDist for the same reason) and,
+		// with the basic traversal, if the grid's bounds let it come
+		// near Dst's surface (a BVH walk of such a ray costs about as
+		// little as the check).
 		q.fwd.T = q.tLo
-		miss = !d.Dst.meetsHull(&q.slabRay, -back, q.tLo)
+		miss = !d.Dst.meetsHull(&q.slabRay, -back, q.tLo) ||
+			trav == TraversalBasic && d.Dst.grid.clearAlong(&q.o, &q.d, -back)
 	}
 	if !miss {
 		d.Dst.trace(&q, trav)

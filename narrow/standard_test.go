@@ -15,9 +15,11 @@ import (
 // overlapping, for every vertex and both traversals, the contact, the
 // predictive hit and the prediction rule of predictive.FromStandard equal
 // those of the untruncated search, and a forward hit is only dropped
-// beyond the clip or, for vertices outside the box, where the full search
-// meets Dst from outside first. Some predictive rays miss Dst's box
-// altogether (and are not traced at all).
+// beyond the clip or, for vertices outside the box or placed outside by
+// Dst's outside grid, where the full search meets Dst from outside first.
+// Some predictive rays miss Dst's box altogether, and with the basic
+// traversal some the outside grid shows to stay clear of Dst's surface
+// (neither is traced at all).
 func TestStandardPredictiveSkipsForward(t *testing.T) {
 	shapes := testMeshes(t, "bunny", "torus", "duck")
 	rng := rand.New(rand.NewPCG(4, 12))
@@ -25,7 +27,7 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 	if testing.Short() {
 		n = 4
 	}
-	skipped, clipped, missed := 0, 0, 0
+	skipped, clipped, missed, cleared := 0, 0, 0, 0
 	for _, a := range shapes {
 		for _, b := range shapes {
 			scale := a.Size() + b.Size()
@@ -50,8 +52,12 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 						q.onSurf = true
 						b.trace(&q, trav)
 						fwd, bwd := q.result()
-						if !b.nearBounds(&q.o) && !b.meetsHull(&q.slabRay, -back, q.tLo) {
+						outside := !b.nearBounds(&q.o) || b.grid.outside(q.o[0], q.o[1], q.o[2])
+						switch {
+						case !b.nearBounds(&q.o) && !b.meetsHull(&q.slabRay, -back, q.tLo):
 							missed++
+						case trav == TraversalBasic && outside && b.grid.clearAlong(&q.o, &q.d, -back):
+							cleared++
 						}
 						contact := fwd.Prim >= 0 && fwd.Inside && !d.Blocked(v, fwd.T)
 						occluded := fwd.Prim >= 0 && fwd.Inside && !contact
@@ -70,7 +76,7 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 								t.Fatalf("vertex %d (%v): forward hit %+v, full search %+v", v, trav, got.Fwd, fwd)
 							case fwd.T > clip:
 								clipped++
-							case fwd.Inside || b.nearBounds(&q.o):
+							case fwd.Inside || b.nearBounds(&q.o) && !b.grid.outside(q.o[0], q.o[1], q.o[2]):
 								t.Fatalf("vertex %d (%v): forward hit dropped before the clip: full search %+v", v, trav, fwd)
 							default:
 								skipped++
@@ -87,8 +93,11 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 	if clipped == 0 {
 		t.Error("no forward hit lay beyond the clip: the test does not exercise it")
 	}
+	if cleared == 0 {
+		t.Error("no predictive ray was cleared by the outside grid: the test does not exercise it")
+	}
 	if missed == 0 {
 		t.Error("no predictive ray missed Dst's box: the test does not exercise that shortcut")
 	}
-	t.Logf("%d forward hits skipped, %d clipped, %d rays outside the box", skipped, clipped, missed)
+	t.Logf("%d forward hits skipped, %d clipped, %d rays outside the box, %d cleared by the grid", skipped, clipped, missed, cleared)
 }
