@@ -254,3 +254,11 @@ func TestGridDistances(t *testing.T) {
 		}
 	}
 }
+
+// lowerBound (for the tests) returns a lower bound of the distance from the point
+// (x, y, z) of the shape's frame to the surface, valid if positive: the
+// point then lies outside. Points off the grid get 0.
+func (g *outsideGrid) lowerBound(x, y, z float64) float64 {
+	k, _ := g.cell(x, y, z)
+	return float64(k) * g.h / gridQuant
+}
