@@ -80,11 +80,19 @@ type Backend struct {
 	sinks     []sink             // per worker: see doDecide
 	times     narrow.DetectTimes // of the last Detect that succeeded
 	ids       map[uint64]int32   // batch index of this step's pairs without state
+	fresh     []int32            // jobs whose state came from Store.New this step
+	sums      []blockSum         // per block of pairBlock jobs: what merge gathered for the commit
+	open      []int32            // per block of pairBlock jobs: the valid ones that doCheck did not claim a state for
+	fill      *narrow.Result     // Detect's Result, which the commit fills in parallel (see doFill)
+	fc, fp    []narrow.Contact   // fill's storage for contacts and manifold points
+	fm        []narrow.Manifold  // fill's storage for manifolds
 	runCheck  func(i, w int)
 	runDecide func(i, w int)
 	runTask   func(i, w int)
 	runMerge  func(i, w int)
 	runClear  func(i, w int)
+	runLayout func(i, w int)
+	runFill   func(i, w int)
 	noClear   bool // no clear path (tests: it must change no result)
 	ctx       context.Context
 	stop      atomic.Bool
@@ -104,6 +112,7 @@ type job struct {
 	manifolds []narrow.Manifold
 	points    []narrow.Contact
 	fresh     bool // st came from Store.New and is installed at commit
+	decided   bool // decide ran for it this step
 	iterative bool
 	clearStep bool    // the step stands for a standard step: both directions are clear
 	search    bool    // the decision waits for a clearance search (seek)
@@ -166,6 +175,8 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runTask = b.doTask
 	b.runMerge = b.doMerge
 	b.runClear = b.doClear
+	b.runLayout = b.doLayout
+	b.runFill = b.doFill
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.cands = make([][]int32, b.workers)
 	b.sinks = make([]sink, b.workers)
@@ -239,7 +250,7 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 		return fmt.Errorf("%w: Detect needs a non-nil *narrow.Result", narrow.ErrBadParams)
 	}
 	res.Reset()
-	return b.DetectTo(ctx, pairs, res, &res.Stats)
+	return b.detect(ctx, pairs, res, &res.Stats, res)
 }
 
 // DetectTo runs one step as Detect does, but hands each pair's outcome to
@@ -247,6 +258,15 @@ func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.R
 // the step's statistics. When the step fails as a whole, w gets nothing
 // and *st is zero (or, for an invalid call, untouched).
 func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.ResultWriter, st *narrow.Stats) error {
+	return b.detect(ctx, pairs, w, st, nil)
+}
+
+// detect is DetectTo. With fill set (Detect: w is fill, which was reset),
+// the commit writes the pairs' outcomes into fill on every worker
+// (doFill) rather than through w.Append in batch order on one: the
+// same Result, since every pair's place in fill's storage follows from
+// the sizes of those before it.
+func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.ResultWriter, st *narrow.Stats, fill *narrow.Result) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -261,7 +281,9 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 	*st = narrow.Stats{}
 	t0 := time.Now()
 	defer b.pool.end() // the phases open the pool's session
-	b.store.Begin()
+	if b.params.Method != narrow.MethodStandard {
+		b.store.BeginBatch(len(pairs)) // doCheck claims states by batch index
+	}
 	b.prepare(pairs)
 
 	b.ctx = ctx
@@ -275,39 +297,44 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 	b.ctx = nil
 	if b.stop.Load() {
 		// Nothing was committed: hand back the states made for new pairs.
-		for i := range b.jobs {
-			if j := &b.jobs[i]; j.fresh {
-				b.store.Release(j.st)
-				j.st, j.fresh = nil, false
-			}
+		for _, i := range b.fresh {
+			j := &b.jobs[i]
+			b.store.Release(j.st)
+			j.st, j.fresh = nil, false
 		}
 		return ctx.Err()
 	}
 
 	// Commit: from here on nothing can fail.
-	st.Pairs = len(pairs)
-	for i := range b.jobs {
-		j := &b.jobs[i]
-		if j.err != nil {
-			st.FailedPairs++
-			w.Append(j.pair.ID, nil, nil, false, j.err)
-			continue
-		}
-		if j.iterative {
-			st.IterativePairs++
-		} else {
-			st.StandardPairs++
-		}
-		for t := j.t0; t < j.t1; t++ {
-			st.Add(&b.tasks[t].stats)
-			st.Contacts -= b.tasks[t].stats.Speculative
-		}
-		if j.fresh {
-			b.store.Put(i, j.pair.ID, j.st)
-		}
-		st.Contacts += len(j.contacts) // less the speculative ones, counted by the tasks
-		w.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
+	var sum narrow.Stats
+	sum.Pairs = len(pairs)
+	var nc, nm, np int
+	for k := range b.sums {
+		s := &b.sums[k]
+		sum.Add(&s.stats)
+		s.c0, s.m0, s.p0 = nc, nm, np
+		nc, nm, np = nc+s.contacts, nm+s.manifolds, np+s.points
 	}
+	for _, i := range b.fresh {
+		j := &b.jobs[i]
+		b.store.Put(int(i), j.pair.ID, j.st)
+	}
+	if fill != nil {
+		b.fc, b.fm, b.fp = fill.Alloc(len(b.jobs), nc, nm, np)
+		b.fill = fill
+		b.pool.run(len(b.sums), b.runFill)
+		b.fill, b.fc, b.fm, b.fp = nil, nil, nil, nil
+	} else {
+		for i := range b.jobs {
+			j := &b.jobs[i]
+			if j.err != nil {
+				w.Append(j.pair.ID, nil, nil, false, j.err)
+			} else {
+				w.Append(j.pair.ID, j.contacts, j.manifolds, j.iterative, nil)
+			}
+		}
+	}
+	*st = sum
 	b.store.Sweep()
 	t3 := time.Now()
 	b.times = narrow.DetectTimes{Prepare: t1.Sub(t0), Rays: t2.Sub(t1), Finish: t3.Sub(t2)}
@@ -345,6 +372,7 @@ func (b *Backend) LastDetectTimes() narrow.DetectTimes {
 // (run on every worker) before the decision is final (see decide).
 func (b *Backend) prepare(pairs []narrow.Pair) {
 	clear(b.ids)
+	b.fresh = b.fresh[:0]
 	n := len(pairs)
 	if cap(b.jobs) < n {
 		b.jobs = append(b.jobs[:cap(b.jobs)], make([]job, n-cap(b.jobs))...)
@@ -355,38 +383,63 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	}
 	b.dirs = b.dirs[:n]
 	blocks := (n + pairBlock - 1) / pairBlock
+	if cap(b.sums) < blocks {
+		b.sums = make([]blockSum, blocks)
+		b.open = make([]int32, blocks)
+	}
+	b.sums, b.open = b.sums[:blocks], b.open[:blocks]
 	b.pairs = pairs
 	b.pool.run(blocks, b.runCheck)
 	b.pairs = nil
 	keep := b.params.Method != narrow.MethodStandard
-	for i := range b.jobs {
-		j := &b.jobs[i]
-		if j.err != nil {
-			continue
+	anyOpen := false
+	for k, open := range b.open {
+		if open == 0 {
+			continue // every valid pair of the block has its claimed state
 		}
-		if err := b.identify(j, i); err != nil {
-			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
-			continue
-		}
-		if keep && j.st == nil { // identify found none
-			j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
+		anyOpen = true
+		for i := k * pairBlock; i < min(n, (k+1)*pairBlock); i++ {
+			j := &b.jobs[i]
+			if j.err != nil || j.st != nil {
+				continue
+			}
+			if err := b.identify(j, i); err != nil {
+				j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
+				continue
+			}
+			if keep && j.st == nil { // identify found none
+				j.st, j.fresh = b.store.New(j.pair.A, j.pair.B), true
+				b.fresh = append(b.fresh, int32(i))
+			}
 		}
 	}
-	b.pool.run(blocks, b.runDecide)
+	if anyOpen {
+		b.pool.run(blocks, b.runDecide)
+	}
+	// Each block's tasks go after those of the blocks before it
+	// (doLayout); the jobs that wait for a clearance search are laid out
+	// after the search, at the end (a job's tasks need only be
+	// contiguous).
 	b.clears = b.clears[:0]
 	nt := 0
-	for i := range b.jobs {
-		switch j := &b.jobs[i]; {
-		case j.err != nil:
-			j.t0, j.t1 = nt, nt
-		case j.search:
-			// Its tasks are laid out after the search; a job's tasks
-			// need only be contiguous.
-			b.clears = append(b.clears, int32(i))
-		default:
-			nt = b.layout(i, nt)
+	for k := range b.sums {
+		s := &b.sums[k]
+		s.t0 = nt
+		nt += s.tasks
+		if s.searches == 0 {
+			continue
+		}
+		for i := k * pairBlock; i < min(n, (k+1)*pairBlock); i++ {
+			if j := &b.jobs[i]; j.err == nil && j.search {
+				b.clears = append(b.clears, int32(i))
+			}
 		}
 	}
+	if cap(b.tasks) < nt {
+		b.tasks = append(b.tasks[:cap(b.tasks)], make([]task, nt-cap(b.tasks))...)
+	}
+	b.tasks = b.tasks[:nt] // keeping the slots' buffers
+	b.pool.run(blocks, b.runLayout)
 	if len(b.clears) > 0 {
 		b.pool.run(len(b.clears), b.runClear)
 		for _, i := range b.clears {
@@ -402,28 +455,108 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	b.tasks = b.tasks[:nt]
 }
 
-// doCheck resets and validates the jobs of one block of the batch.
-func (b *Backend) doCheck(k, _ int) {
+// doLayout lays out the work items of the jobs of block k that do not wait
+// for a clearance search, from the block's first task on.
+func (b *Backend) doLayout(k, _ int) {
+	nt := b.sums[k].t0
+	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
+		switch j := &b.jobs[i]; {
+		case j.err != nil:
+			j.t0, j.t1 = nt, nt
+		case !j.search:
+			nt = b.layout(i, nt)
+		}
+	}
+}
+
+// countTasks records, for block k whose jobs are all decided, how many
+// work items its jobs lay out before the searches, and how many of them
+// wait for a clearance search.
+func (b *Backend) countTasks(k int) {
+	s := &b.sums[k]
+	s.tasks, s.searches = 0, 0
+	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
+		switch j := &b.jobs[i]; {
+		case j.err != nil:
+		case j.search:
+			s.searches++
+		default:
+			s.tasks += b.tasksOf(j)
+		}
+	}
+}
+
+// tasksOf returns the number of work items layout lays out for a decided
+// job that does not wait for a search.
+func (b *Backend) tasksOf(j *job) int {
+	if j.dirs == nil {
+		return 0
+	}
+	nt := 0
+	for d := range j.dirs {
+		n := j.dirs[d].Src.NumVertices()
+		if j.iterative {
+			n = len(j.st.Rays[d])
+		} else if j.dirs[d].Cull.Empty() {
+			n = 0
+		}
+		nt += (n + chunk - 1) / chunk
+	}
+	return nt
+}
+
+// doCheck resets and validates the jobs of one block of the batch and,
+// for a method that keeps temporal state, claims the states that the last
+// step's order predicts (iterative.Store.Claim), which leaves the lookups
+// in batch order (identify) only the pairs that are new or moved. It
+// counts those in b.open.
+//
+// A claimed pair is then decided at once (decideBlock), while its job is
+// in this worker's cache; the others are decided after identify.
+func (b *Backend) doCheck(k, w int) {
+	open, h := int32(0), -1
 	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
 		j := &b.jobs[i]
 		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
 		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
-		j.dirs = nil
+		j.dirs, j.decided = nil, false
 		if err := b.check(j); err != nil {
 			j.err = &narrow.PairError{ID: j.pair.ID, Err: err}
 			continue
 		}
 		if b.params.Method != narrow.MethodStandard {
-			// A guess that identify replaces: Peek reads the state's first
-			// cache line here, on every worker, so that the lookups, in
-			// batch order on one, find it in the cache.
-			j.st = b.store.Peek(i, j.pair.ID)
+			// After a pair that moved in the batch, the next is likely
+			// to have moved with it: look after the last one claimed.
+			if j.st = b.store.Claim(i, j.pair.ID, j.pair.A, j.pair.B, h); j.st != nil {
+				h = j.st.Pos() + 1
+			}
 		}
+		if j.st == nil {
+			open++
+		}
+	}
+	b.open[k] = open
+	if b.params.Method != narrow.MethodStandard {
+		b.decideBlock(k, w, true)
+	}
+	if open == 0 {
+		b.countTasks(k) // doDecide has nothing to do for it
 	}
 }
 
-// doDecide decides the valid jobs of one block of the batch.
+// doDecide decides the jobs of one block of the batch that doCheck left
+// undecided (the pairs it claimed no state for), once identify has found
+// or made their states.
+func (b *Backend) doDecide(k, w int) {
+	if b.open[k] > 0 {
+		b.decideBlock(k, w, false)
+		b.countTasks(k)
+	}
+}
+
+// decideBlock decides the valid jobs of block k that are not decided yet:
+// with claimed, only those whose state doCheck claimed.
 //
 // The states of a batch lie all over the heap and are mostly out of the
 // caches by the next step (the engine's solver ran in between). Deciding
@@ -431,17 +564,18 @@ func (b *Backend) doCheck(k, _ int) {
 // loop that only reads them (warm) lets the processor fetch the lines of
 // many states at once. Measured on the avalanche at rest: the decisions
 // take about a third less time.
-func (b *Backend) doDecide(k, w int) {
+func (b *Backend) decideBlock(k, w int, claimed bool) {
 	lo, hi := k*pairBlock, min(len(b.jobs), (k+1)*pairBlock)
 	var sink float64
 	for i := lo; i < hi; i++ {
-		if st := b.jobs[i].st; st != nil {
-			sink += warm(st)
+		if j := &b.jobs[i]; j.st != nil && !j.decided {
+			sink += warm(j.st)
 		}
 	}
 	b.sinks[w].v += sink
 	for i := lo; i < hi; i++ {
-		if j := &b.jobs[i]; j.err == nil {
+		if j := &b.jobs[i]; j.err == nil && !j.decided && (j.st != nil || !claimed) {
+			j.decided = true
 			j.search = b.decide(j, i)
 			if j.dirs != nil && j.st != nil && j.res.Speculative {
 				// Only a pair that casts rays can return speculative
@@ -631,9 +765,27 @@ func (b *Backend) check(j *job) error {
 // pair's state (j.st), which also finds most duplicates; the other pairs
 // (new, or all with the standard method) are checked against the IDs of
 // this step kept in b.ids.
+//
+// The pairs whose states doCheck claimed are not identified again: an ID
+// repeated later in the batch finds the claimed state, and one repeated
+// earlier takes it over (iterative.Store.Take), which makes the later
+// pair the duplicate.
 func (b *Backend) identify(j *job, i int) error {
 	if b.params.Method != narrow.MethodStandard {
-		st, prev := b.store.Lookup(i, j.pair.ID, j.pair.A, j.pair.B)
+		st, prev, from := b.store.Take(i, j.pair.ID, j.pair.A, j.pair.B)
+		if from >= 0 {
+			f := &b.jobs[from]
+			if k := from / pairBlock; b.open[k] == 0 {
+				// Its block was counted (doCheck): count it out.
+				if f.search {
+					b.sums[k].searches--
+				} else {
+					b.sums[k].tasks -= b.tasksOf(f)
+				}
+			}
+			f.st = nil
+			f.err = &narrow.PairError{ID: f.pair.ID, Err: duplicate(i)}
+		}
 		if prev >= 0 {
 			return duplicate(prev)
 		}
@@ -793,8 +945,72 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 // not single jobs: most jobs of a pile at rest have nothing to merge, and
 // handing them out one by one cost more than merging them.
 func (b *Backend) doMerge(k, w int) {
+	s := &b.sums[k]
+	*s = blockSum{}
 	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
 		b.merge(i, w)
+		j := &b.jobs[i]
+		switch {
+		case j.err != nil:
+			s.stats.FailedPairs++
+			continue
+		case j.iterative:
+			s.stats.IterativePairs++
+		default:
+			s.stats.StandardPairs++
+		}
+		for t := j.t0; t < j.t1; t++ {
+			s.stats.Add(&b.tasks[t].stats)
+			s.stats.Contacts -= b.tasks[t].stats.Speculative
+		}
+		s.stats.Contacts += len(j.contacts) // less the speculative ones, counted by the tasks
+		s.contacts += len(j.contacts)
+		s.manifolds += len(j.manifolds)
+		for _, m := range j.manifolds {
+			s.points += len(m.Points)
+		}
+	}
+}
+
+// blockSum is what the merge of one block of jobs gathers for the commit:
+// the block's statistics and output sizes, and (set by the commit) where
+// its output starts in the Result's storage.
+type blockSum struct {
+	stats                       narrow.Stats
+	contacts, manifolds, points int
+	c0, m0, p0                  int
+
+	// Set when its jobs are decided: the work items they lay out in the
+	// block's turn, from t0 on, and the jobs laid out after a search.
+	tasks, searches, t0 int
+}
+
+// doFill writes the outcomes of one block of jobs into b.fill, at the
+// places the commit worked out from the sizes of the blocks before it:
+// what Result.Append would write, pair after pair.
+func (b *Backend) doFill(k, _ int) {
+	s := &b.sums[k]
+	c, m, p := s.c0, s.m0, s.p0
+	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
+		j := &b.jobs[i]
+		pr := &b.fill.Pairs[i]
+		pr.ID = j.pair.ID
+		if j.err != nil {
+			pr.Err = j.err
+			pr.Contacts, pr.Manifolds = b.fc[c:c:c], b.fm[m:m:m]
+			continue
+		}
+		n := copy(b.fc[c:], j.contacts)
+		pr.Contacts = b.fc[c : c+n : c+n]
+		c += n
+		m0 := m
+		for _, mf := range j.manifolds {
+			n := copy(b.fp[p:], mf.Points)
+			b.fm[m] = narrow.Manifold{Normal: mf.Normal, Points: b.fp[p : p+n : p+n]}
+			p, m = p+n, m+1
+		}
+		pr.Manifolds = b.fm[m0:m:m]
+		pr.Iterative = j.iterative
 	}
 }
 

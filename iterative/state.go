@@ -2,6 +2,7 @@ package iterative
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -243,24 +244,35 @@ func (s *PairState) Commit() {
 // the last step that ended with Sweep: a Lookup that finds the pair where
 // that order predicts touches no map, and neither does Sweep when every
 // pair with state came back. The map is touched for pairs that are new,
-// moved or gone.
+// moved or gone. The pairs that the order predicts can also be claimed
+// concurrently (Claim), before the others are looked up in batch order.
 type Store struct {
 	m     map[uint64]*PairState
 	order []*PairState // by batch index at the last Sweep; nil where no state
-	next  []*PairState // this step's order, built by Lookup and Put
+	next  []*PairState // this step's order, built by Claim, Lookup and Put
 	free  []*PairState
 	step  uint64
-	hint  int // where in order the next pair is expected: after the last one found
+	hint  int // where in order the next pair is expected: after the last one placed (see find)
+	seen  int // batch indices below this one have been taken or passed over by find's hint
 }
 
 // Begin starts a step.
-func (st *Store) Begin() {
+func (st *Store) Begin() { st.BeginBatch(0) }
+
+// BeginBatch starts a step whose batch has n pairs: Claim may then be
+// called for batch indices below n.
+func (st *Store) BeginBatch(n int) {
 	if st.m == nil {
 		st.m = make(map[uint64]*PairState)
 	}
 	st.step++
-	st.next = st.next[:0]
-	st.hint = 0
+	st.hint, st.seen = 0, 0
+	if cap(st.next) < n {
+		st.next = make([]*PairState, n, n+n/4)
+	} else {
+		st.next = st.next[:n]
+		clear(st.next)
+	}
 }
 
 // Lookup returns the committed state of pair id, at index i of this step's
@@ -271,34 +283,94 @@ func (st *Store) Begin() {
 // step's record only becomes the store's at Sweep), so a step that fails
 // after Lookup leaves the store as it was.
 func (st *Store) Lookup(i int, id uint64, a, b narrow.ShapeID) (s *PairState, prev int) {
+	s, prev, _ = st.Take(i, id, a, b)
+	return s, prev
+}
+
+// Claim is a lookup that may run concurrently with others: it finds pair
+// id's state where the last step's order predicts it (at index i, else at
+// index h of that order, if h ≥ 0: after the state claimed last by the
+// same caller, say) or in the map, and if it is for shapes (a, b) and not
+// claimed yet in this step, marks it seen at batch index i and returns it.
+// Otherwise it returns nil and changes nothing: the pair is then for
+// Take, in batch order. Calls for distinct batch indices may run
+// concurrently, after BeginBatch (with at least i+1 pairs) and before the
+// step's first Take or Lookup. Claims skip the check of duplicate IDs
+// that Lookup makes; Take makes it for them, so a step that claims must
+// Take every valid pair it did not claim.
+func (st *Store) Claim(i int, id uint64, a, b narrow.ShapeID, h int) *PairState {
+	s := st.Peek(i, id)
+	if s == nil && h >= 0 && h < len(st.order) {
+		if c := st.order[h]; c != nil && c.id == id {
+			s = c
+		}
+	}
+	if s == nil {
+		s = st.m[id] // nothing writes the map during the claims
+	}
+	if s == nil || s.A != a || s.B != b {
+		return nil
+	}
+	// Two occurrences of one ID may race for its state: one wins, the
+	// other is for Take, which sorts out which came first.
+	if old := atomic.LoadUint64(&s.step); old == st.step || !atomic.CompareAndSwapUint64(&s.step, old, st.step) {
+		return nil
+	}
+	s.at = int32(i)
+	st.next[i] = s
+	return s
+}
+
+// Take is Lookup for a step that claims (Claim): the first occurrence of
+// an ID in batch order gets its state, as with Lookup alone. If pair id's
+// state was claimed at a later index, Take takes it over and returns that
+// index as from (-1 otherwise): the pair there is a duplicate of this one
+// (prev for it is i).
+func (st *Store) Take(i int, id uint64, a, b narrow.ShapeID) (s *PairState, prev, from int) {
 	s = st.find(i, id)
 	if s == nil {
-		return nil, -1
+		return nil, -1, -1
 	}
+	from = -1
 	if s.step == st.step {
-		return nil, int(s.at)
+		if int(s.at) < i {
+			return nil, int(s.at), -1
+		}
+		// Claimed after i: only Claim marks a state ahead of the
+		// lookups, and only where it places it.
+		from = int(s.at)
+		st.next[from] = nil
 	}
 	if s.pos >= 0 {
-		st.hint = int(s.pos) + 1
+		st.hint, st.seen = int(s.pos)+1, i+1
 	}
 	if s.A != a || s.B != b {
 		s.step, s.at = st.step, int32(i) // claimed, but not seen
-		return nil, -1
+		return nil, -1, from
 	}
 	st.place(i, s)
-	return s, -1
+	return s, -1, from
 }
 
 // find returns the state of pair id: where the last step's order predicts
-// it (at batch index i, or after the pair found last), or from the map.
-// Index i comes first: its address does not depend on the state found
-// last, so the cache misses of consecutive lookups overlap.
+// it (at batch index i, or after the last pair placed before i, found or
+// claimed), or from the map. Index i comes first: its address does not
+// depend on the state found last, so the cache misses of consecutive
+// lookups overlap.
 func (st *Store) find(i int, id uint64) *PairState {
 	if s := st.Peek(i, id); s != nil {
 		return s
 	}
-	if i != st.hint && st.hint < len(st.order) {
-		if s := st.order[st.hint]; s != nil && s.id == id {
+	// The claims since the last Take (lookups run in batch order, so
+	// each index is passed over once).
+	for k := st.seen; k < min(i, len(st.next)); k++ {
+		if p := st.next[k]; p != nil && p.pos >= 0 {
+			st.hint = int(p.pos) + 1
+		}
+	}
+	st.seen = max(st.seen, i)
+	if h := st.hint; h != i && h < len(st.order) {
+		if s := st.order[h]; s != nil && s.id == id {
 			return s
 		}
 	}
@@ -433,3 +505,7 @@ func (st *Store) Forget() {
 	clear(st.next)
 	st.order, st.next = st.order[:0], st.next[:0]
 }
+
+// Pos returns the index of the state's pair in the batch of the last
+// step that ended with Sweep, or -1 if it was not in it.
+func (s *PairState) Pos() int { return int(s.pos) }

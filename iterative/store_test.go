@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -27,11 +28,36 @@ type got struct {
 // state) with a map, makes new states for the other misses and, unless
 // fail, puts them and sweeps; if fail, it releases them. With noMap the
 // lookups run with the store's map hidden: a stored pair is found only
-// where the last step's order predicts it.
-func runStep(t *testing.T, st *Store, pairs []ref, fail, noMap bool) []got {
+// where the last step's order predicts it. With claim, every pair is
+// first claimed (Claim, from concurrent goroutines), and those not
+// claimed are then taken (Take) in batch order; the outcome must be the
+// same as with Lookup alone.
+func runStep(t *testing.T, st *Store, pairs []ref, fail, noMap, claim bool) []got {
 	t.Helper()
-	st.Begin()
 	out := make([]got, len(pairs))
+	if claim {
+		// Runs of three pairs claimed concurrently, each after the last
+		// state its run claimed, as cpubackend's blocks do.
+		st.BeginBatch(len(pairs))
+		var wg sync.WaitGroup
+		for lo := 0; lo < len(pairs); lo += 3 {
+			wg.Go(func() {
+				h := -1
+				for i := lo; i < min(lo+3, len(pairs)); i++ {
+					p := pairs[i]
+					if out[i].s = st.Claim(i, p.id, p.a, p.b, h); out[i].s != nil {
+						h = int(out[i].s.pos) + 1
+					}
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		st.Begin()
+	}
+	for i := range out {
+		out[i].prev = -1
+	}
 	ids := map[uint64]int{}
 	m := st.m
 	if noMap {
@@ -39,7 +65,17 @@ func runStep(t *testing.T, st *Store, pairs []ref, fail, noMap bool) []got {
 	}
 	for i, p := range pairs {
 		r := &out[i]
-		if r.s, r.prev = st.Lookup(i, p.id, p.a, p.b); r.prev >= 0 || r.s != nil {
+		if r.s != nil || r.prev >= 0 {
+			continue // claimed, or a duplicate of a pair that took its state
+		}
+		var from int
+		if r.s, r.prev, from = st.Take(i, p.id, p.a, p.b); from >= 0 {
+			if from <= i || out[from].s == nil {
+				t.Fatalf("Take(%d) took the state of pair %d over, which had none", i, from)
+			}
+			out[from] = got{prev: i}
+		}
+		if r.prev >= 0 || r.s != nil {
 			continue
 		}
 		if k, dup := ids[p.id]; dup {
@@ -124,12 +160,7 @@ func batch(s string) []ref {
 // index k ("dup k"). A step marked noMap must find every stored pair
 // without the map; a failed step must leave the store as it was.
 func TestStoreOrder(t *testing.T) {
-	type step struct {
-		pairs string
-		want  string
-		fail  bool
-		noMap bool
-	}
+	type step = storeStep
 	tests := []struct {
 		name  string
 		steps []step
@@ -197,43 +228,59 @@ func TestStoreOrder(t *testing.T) {
 			{pairs: "1 2 3", want: "hit hit hit", noMap: true},
 		}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var st Store
-			last := map[uint64]*PairState{} // the states of the last committed step
-			for k, sp := range tc.steps {
-				pairs := batch(sp.pairs)
-				out := runStep(t, &st, pairs, sp.fail, sp.noMap)
-				var words []string
-				for i, r := range out {
-					switch {
-					case r.prev >= 0:
-						words = append(words, fmt.Sprintf("dup %d", r.prev))
-					case r.fresh:
-						words = append(words, "new")
-					case r.s == last[pairs[i].id] && r.s.A == pairs[i].a && r.s.B == pairs[i].b:
-						words = append(words, "hit")
-					default:
-						words = append(words, "wrong state")
-					}
-				}
-				if w := strings.Join(words, " "); w != sp.want {
-					t.Fatalf("step %d (%s): got %q, want %q", k, sp.pairs, w, sp.want)
-				}
-				if sp.fail {
-					continue
-				}
-				last = map[uint64]*PairState{}
-				for i, r := range out {
-					if r.prev < 0 {
-						last[pairs[i].id] = r.s
-					}
-				}
-				if st.Len() != len(last) {
-					t.Fatalf("step %d: Len = %d, want %d", k, st.Len(), len(last))
-				}
+	for _, claim := range []bool{false, true} {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/claim=%v", tc.name, claim), func(t *testing.T) {
+				storeOrder(t, tc.steps, claim)
+			})
+		}
+	}
+}
+
+// storeStep is a step of TestStoreOrder: its batch, the outcome wanted,
+// and how it runs.
+type storeStep struct {
+	pairs string
+	want  string
+	fail  bool
+	noMap bool
+}
+
+// storeOrder runs one case of TestStoreOrder.
+func storeOrder(t *testing.T, steps []storeStep, claim bool) {
+	var st Store
+	last := map[uint64]*PairState{} // the states of the last committed step
+	for k, sp := range steps {
+		pairs := batch(sp.pairs)
+		out := runStep(t, &st, pairs, sp.fail, sp.noMap, claim)
+		var words []string
+		for i, r := range out {
+			switch {
+			case r.prev >= 0:
+				words = append(words, fmt.Sprintf("dup %d", r.prev))
+			case r.fresh:
+				words = append(words, "new")
+			case r.s == last[pairs[i].id] && r.s.A == pairs[i].a && r.s.B == pairs[i].b:
+				words = append(words, "hit")
+			default:
+				words = append(words, "wrong state")
 			}
-		})
+		}
+		if w := strings.Join(words, " "); w != sp.want {
+			t.Fatalf("step %d (%s): got %q, want %q", k, sp.pairs, w, sp.want)
+		}
+		if sp.fail {
+			continue
+		}
+		last = map[uint64]*PairState{}
+		for i, r := range out {
+			if r.prev < 0 {
+				last[pairs[i].id] = r.s
+			}
+		}
+		if st.Len() != len(last) {
+			t.Fatalf("step %d: Len = %d, want %d", k, st.Len(), len(last))
+		}
 	}
 }
 
@@ -241,6 +288,13 @@ func TestStoreOrder(t *testing.T) {
 // arrive, change shapes or repeat, failed steps and Forget — against a
 // plain map of what the store should hold.
 func TestStoreModel(t *testing.T) {
+	for _, claim := range []bool{false, true} {
+		t.Run(fmt.Sprintf("claim=%v", claim), func(t *testing.T) { storeModel(t, claim) })
+	}
+}
+
+// storeModel runs TestStoreModel's steps, claiming or not.
+func storeModel(t *testing.T, claim bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var st Store
 	type entry struct {
@@ -275,7 +329,7 @@ func TestStoreModel(t *testing.T) {
 			st.Forget()
 			clear(model)
 		}
-		out := runStep(t, &st, next, fail, false)
+		out := runStep(t, &st, next, fail, false, claim)
 		first := map[uint64]int{}
 		for i, p := range next {
 			r := out[i]
