@@ -492,17 +492,20 @@ func (b *Backend) tasksOf(j *job) int {
 	if j.dirs == nil {
 		return 0
 	}
-	nt := 0
-	for d := range j.dirs {
-		n := j.dirs[d].Src.NumVertices()
-		if j.iterative {
-			n = len(j.st.Rays[d])
-		} else if j.dirs[d].Cull.Empty() {
-			n = 0
-		}
-		nt += (n + chunk - 1) / chunk
+	return (j.items(0)+chunk-1)/chunk + (j.items(1)+chunk-1)/chunk
+}
+
+// items returns how many vertices (standard step) or rays (iterative
+// step) direction d of a job with directions has to go through: none for
+// a standard step whose culling box is empty.
+func (j *job) items(d int) int {
+	switch {
+	case j.iterative:
+		return len(j.st.Rays[d])
+	case j.dirs[d].Cull.Empty():
+		return 0
 	}
-	return nt
+	return j.dirs[d].Src.NumVertices()
 }
 
 // doCheck resets and validates the jobs of one block of the batch and,
@@ -702,12 +705,7 @@ func (b *Backend) layout(i, nt int) int {
 		if !j.iterative && j.search { // a standard step after a clearance search (others: standardDirs)
 			dir.SetCull(j.res.DistanceExtension)
 		}
-		n := dir.Src.NumVertices()
-		if j.iterative {
-			n = len(j.st.Rays[d])
-		} else if dir.Cull.Empty() {
-			n = 0
-		}
+		n := j.items(d)
 		for lo := 0; lo < n; lo += chunk {
 			nt = b.addTask(nt, i, d, lo, min(n, lo+chunk))
 		}
