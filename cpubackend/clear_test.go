@@ -178,7 +178,7 @@ func TestClearPathChangesNothing(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			var bes [2]*cpubackend.Backend
 			ids := [2]map[*narrow.Shape]narrow.ShapeID{{}, {}}
-			for i, opts := range [][]cpubackend.Option{{cpubackend.WithoutMixedSteps()}, {cpubackend.WithoutClearPath()}} {
+			for i, opts := range [][]cpubackend.Option{nil, {cpubackend.WithoutClearPath()}} {
 				be, err := cpubackend.New(narrow.Params{Method: m}, opts...)
 				if err != nil {
 					t.Fatal(err)

@@ -94,7 +94,6 @@ type Backend struct {
 	runLayout func(i, w int)
 	runFill   func(i, w int)
 	noClear   bool // no clear path (tests: it must change no result)
-	noMixed   bool // no mixed steps (tests: see decide)
 	ctx       context.Context
 	stop      atomic.Bool
 }
@@ -116,8 +115,6 @@ type job struct {
 	decided   bool // decide ran for it this step
 	iterative bool
 	clearStep bool    // the step stands for a standard step: both directions are clear
-	mixed     bool    // Eq. 2 holds for some directions only, and the others are clear (see decide)
-	within    [2]bool // in a mixed step, the directions for which Eq. 2 holds
 	search    bool    // the decision waits for a clearance search (seek)
 	failed    [2]bool // directions whose search failed (the step is standard)
 	seek      [2]bool // directions whose clearance is sought before deciding
@@ -125,7 +122,6 @@ type job struct {
 	res       *narrow.Resolved // the pair's parameters: its state's, or own
 	own       narrow.Resolved  // the parameters of a pair without state (standard method)
 	clear     [2]float64       // the clearances left or found (> 0: clear)
-	disp      [2]float64       // Eq. 2's displacements of a step that is not within it (PairState.Displacements)
 	a, b      *narrow.Shape
 	dirs      *[2]narrow.Direction // nil unless set by setDirs this step
 	rel       iterative.Rel        // the pair's relative placement this step
@@ -448,12 +444,8 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		b.pool.run(len(b.clears), b.runClear)
 		for _, i := range b.clears {
 			j := &b.jobs[i]
-			if j.mixed {
-				j.iterative = (j.within[0] || j.clear[0] > 0) && (j.within[1] || j.clear[1] > 0)
-			} else {
-				j.clearStep = j.clear[0] > 0 && j.clear[1] > 0
-				j.iterative = j.clearStep
-			}
+			j.clearStep = j.clear[0] > 0 && j.clear[1] > 0
+			j.iterative = j.clearStep
 			for d := range j.failed {
 				j.failed[d] = j.seek[d] && j.clear[d] <= 0
 			}
@@ -530,7 +522,6 @@ func (b *Backend) doCheck(k, w int) {
 		j := &b.jobs[i]
 		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
 		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
-		j.mixed, j.within = false, [2]bool{}
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
 		j.dirs, j.decided = nil, false
 		if err := b.check(j); err != nil {
@@ -644,18 +635,6 @@ func (b *Backend) standardDirs(j *job, i int) {
 // clearance (iterative.PairState.Clear) exceeds its displacement, or
 // after a search, which is worth it only for a direction without rays
 // whose last standard step cast none (Quiet).
-//
-// Eq. 2 bounds, per direction, how far the vertices whose rays it
-// updates have moved (PairState.Displacements): A's vertices relative to
-// B for direction 0, B's relative to A for direction 1. When it holds
-// for one direction only and the other is clear, the step is mixed: the
-// first direction's rays are updated iteratively, as in a step within
-// Eq. 2, and the second casts nothing, as a standard step would not
-// (which is exact). The reference placement stays that of the last
-// standard step. This matters for pairs of bodies of very different
-// sizes: a body resting on a large ground turns a little, and B's
-// displacement in A's frame, which grows with B's radius, breaks Eq. 2 at
-// once, while the ground's vertices stay far from the body.
 func (b *Backend) decide(j *job, i int) (search bool) {
 	pa, pb := &j.pair.PoseA, &j.pair.PoseB
 	if b.params.Method == narrow.MethodStandard {
@@ -688,37 +667,19 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 		b.standardDirs(j, i)
 		return false
 	}
-	disp := &j.disp
+	var disp [2]float64
 	disp[0], disp[1] = j.st.Displacements(&j.rel, rA, rB)
-	thr := j.res.DisplacementThreshold
 	for d := range disp {
 		switch {
 		case j.st.Clear[d] > disp[d]:
 			j.clear[d] = j.st.Clear[d] - disp[d]
 		case len(j.st.Rays[d]) == 0 && j.st.Quiet[d]:
 			j.seek[d] = true
-		case disp[d] <= thr && !b.noMixed:
-			j.within[d], j.mixed = true, true
 		default:
-			j.seek, j.within, j.mixed = [2]bool{}, [2]bool{}, false
+			j.seek = [2]bool{}
 			b.standardDirs(j, i)
 			return false
 		}
-	}
-	if j.mixed {
-		// A direction within Eq. 2 needs no clearance.
-		for d := range disp {
-			if j.seek[d] && disp[d] <= thr {
-				j.seek[d], j.within[d] = false, true
-			}
-		}
-		// The clear direction has no rays; the other may.
-		j.iterative = j.seek == [2]bool{}
-		if j.iterative && len(j.st.Rays[0])+len(j.st.Rays[1]) == 0 {
-			return false
-		}
-		b.setDirs(j, i)
-		return !j.iterative
 	}
 	if j.seek == [2]bool{} {
 		// Clear in both directions, so without rays: no directions needed.
@@ -1056,7 +1017,7 @@ func (b *Backend) doFill(k, _ int) {
 // finished without a cancellation, so the step can no longer fail.
 func (b *Backend) merge(i, w int) {
 	j := &b.jobs[i]
-	if j.err != nil || j.t0 == j.t1 && j.iterative && !j.clearStep && !j.search {
+	if j.err != nil || j.t0 == j.t1 && j.iterative && !j.clearStep {
 		// Nothing to merge, and nothing to commit: an iterative step
 		// without work items had no rays and leaves none.
 		return
@@ -1116,14 +1077,5 @@ func (b *Backend) merge(i, w int) {
 		j.st.SetStandard(&j.rel, quiet)
 	case j.clearStep:
 		j.st.SetClear(&j.rel, j.clear)
-	case j.mixed && j.search:
-		// A clearance c found at this placement, which lies disp from
-		// the reference, holds at any later placement within c − disp
-		// of the reference: Eq. 2's bound obeys the triangle inequality.
-		for d, seek := range j.seek {
-			if seek {
-				j.st.Clear[d] = max(0, j.clear[d]-j.disp[d])
-			}
-		}
 	}
 }
