@@ -145,3 +145,76 @@ func TestBlockInCull(t *testing.T) {
 		t.Errorf("%d vertices in the culling volumes, %d blocks culled: the poses do not exercise the test", tested, skipped)
 	}
 }
+
+// TestInCullKeepsNear checks InCull against brute force at random poses of
+// overlapping and nearby meshes: every vertex inside Dst, or within ext of
+// its surface, passes (the culling volumes only ever drop vertices that
+// can give neither a contact nor a prediction), and most of the others
+// are culled.
+func TestInCullKeepsNear(t *testing.T) {
+	shapes := cullShapes(t)
+	rng := rand.New(rand.NewPCG(3, 11))
+	pairs := [][2]string{{"bunny", "torus"}, {"torus", "bunny"}, {"bunny", "bunny"}}
+	near, far, culled := 0, 0, 0
+	for _, names := range pairs {
+		a, b := shapes[names[0]], shapes[names[1]]
+		scale := a.Size() + b.Size()
+		for i := 0; i < 24; i++ {
+			off := randVec(rng, false).Normalize().Mul(scale * (0.3 + 0.5*rng.Float64()))
+			qa := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
+			qb := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
+			pa := Pose{Pos: qa.Rotate(a.bounds.Center()).Mul(-1), Rot: qa}
+			pb := Pose{Pos: qb.Rotate(b.bounds.Center()).Mul(-1).Add(off), Rot: qb}
+			ext := []float64{a.tEps, 0.02 * scale, 0.1 * scale}[i%3]
+			var d Direction
+			d.Setup(SideA, a, b, pa, pb, ext)
+			// The box in Src's frame holds every point of Dst's grown box
+			// (its corners, and points inside) that lies in the world
+			// culling box.
+			inv := d.SrcToDst.Inverse()
+			for k := 0; k < 58; k++ {
+				var q [3]float64
+				for c := range 3 {
+					f := rng.Float64()
+					if k < 8 {
+						f = float64(k >> c & 1)
+					}
+					q[c] = d.dstCull.Min[c] + f*(d.dstCull.Max[c]-d.dstCull.Min[c])
+				}
+				x := inv.Apply(q)
+				if w := d.SrcWorld.Apply(x); d.Cull.Contains(w) && !d.localCull.Contains(x) {
+					t.Fatalf("%v pose %d: point %v of Dst's grown box, in the culling box, is outside the box in Src's frame", names, i, q)
+				}
+			}
+			for v := range a.verts {
+				pass := d.InCull(int32(v))
+				x := d.SrcToDst.Apply(a.verts[v])
+				if box := b.bounds.Grow(ext); !box.Contains(x) {
+					// Farther than ext from Dst's box, so from Dst:
+					// no need for the brute force.
+					far++
+					if !pass {
+						culled++
+					}
+					continue
+				}
+				dist, inside := surfaceDistance(b, x)
+				if inside || dist <= ext {
+					near++
+					if !pass {
+						t.Fatalf("%v pose %d, ext %g: vertex %d (inside %v, %g from Dst) culled", names, i, ext, v, inside, dist)
+					}
+					continue
+				}
+				far++
+				if !pass {
+					culled++
+				}
+			}
+		}
+	}
+	if near == 0 || float64(culled) < 0.5*float64(far) {
+		t.Errorf("%d vertices near Dst; %d of the %d others culled, want at least half", near, culled, far)
+	}
+	t.Logf("%d vertices near Dst; %d of the %d others culled", near, culled, far)
+}

@@ -17,7 +17,7 @@ type Direction struct {
 	SrcToDst           Transform           // Src local → Dst local
 	Reach              float64             // hits from inside within this distance ignore the own-body rule (Params.Reach)
 	Cull               AABB                // world box rays are cast from (empty: none)
-	localCull          AABB                // a box in Src's frame that contains Cull's preimage
+	localCull          AABB                // a box in Src's frame that contains the preimages of Cull and of dstCull
 	dstCull            AABB                // Dst's local box grown by ext, in Dst's frame
 	dstDOP             [dopAxes][2]float64 // Dst's diagonal DOP slabs grown by ext
 	gridMin            uint8               // Dst's outside-grid cells at least this far are culled (0: none)
@@ -69,6 +69,26 @@ func (d *Direction) SetCull(ext float64) {
 	}
 	if dst.dim == Dim2 {
 		d.dstCull.Min[2], d.dstCull.Max[2] = -1, 1
+	}
+	// Dst's grown box mapped back to Src's frame is tighter than the world
+	// boxes' intersection along some axes (the world boxes are those of
+	// the rotated local boxes): a vertex outside it fails the test in
+	// Dst's frame anyway, and is now culled before being transformed, and
+	// so are blocks. Its box is grown by a slack for rounding, far below
+	// ext, so that no vertex that passes in Dst's frame is lost.
+	r, t := &d.SrcToDst.R, &d.SrcToDst.T
+	slack := 1e-12 * (src.scale + dst.scale + math.Abs(t[0]) + math.Abs(t[1]) + math.Abs(t[2]) + ext)
+	dc := &d.dstCull
+	cx, cy, cz := 0.5*(dc.Min[0]+dc.Max[0])-t[0], 0.5*(dc.Min[1]+dc.Max[1])-t[1], 0.5*(dc.Min[2]+dc.Max[2])-t[2]
+	ex, ey, ez := 0.5*(dc.Max[0]-dc.Min[0]), 0.5*(dc.Max[1]-dc.Min[1]), 0.5*(dc.Max[2]-dc.Min[2])
+	lc := &d.localCull
+	for i := range 3 {
+		// Src's axis i is row i of Rᵀ, column i of R.
+		a, b, c := r[i], r[3+i], r[6+i]
+		m := a*cx + b*cy + c*cz
+		e := math.Abs(a)*ex + math.Abs(b)*ey + math.Abs(c)*ez + slack
+		lc.Min[i] = max(lc.Min[i], m-e)
+		lc.Max[i] = min(lc.Max[i], m+e)
 	}
 }
 
