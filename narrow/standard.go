@@ -17,7 +17,7 @@ type Direction struct {
 	SrcToDst           Transform           // Src local → Dst local
 	Reach              float64             // hits from inside within this distance ignore the own-body rule (Params.Reach)
 	Cull               AABB                // world box rays are cast from (empty: none)
-	localCull          AABB                // a box in Src's frame that contains the preimages of Cull and of dstCull
+	localCull          AABB                // a box in Src's frame holding every point whose images lie in Cull (world) and dstCull (Dst)
 	dstCull            AABB                // Dst's local box grown by ext, in Dst's frame
 	dstDOP             [dopAxes][2]float64 // Dst's diagonal DOP slabs grown by ext
 	gridMin            uint8               // Dst's outside-grid cells at least this far are culled (0: none)
