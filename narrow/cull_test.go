@@ -96,6 +96,17 @@ func TestVertexOrder(t *testing.T) {
 	}
 }
 
+// randomPoses returns random orientations of a and b with their box
+// centres at the origin and dist apart, in a random direction.
+func randomPoses(rng *rand.Rand, a, b *Shape, dist float64) (pa, pb Pose) {
+	off := randVec(rng, false).Normalize().Mul(dist)
+	qa := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
+	qb := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
+	pa = Pose{Pos: qa.Rotate(a.bounds.Center()).Mul(-1), Rot: qa}
+	pb = Pose{Pos: qb.Rotate(b.bounds.Center()).Mul(-1).Add(off), Rot: qb}
+	return pa, pb
+}
+
 // TestBlockInCull checks the block test against the per-vertex test at
 // random poses, near and overlapping, with and without a culling
 // extension: every vertex that passes InCull lies in a block that passes
@@ -117,11 +128,7 @@ func TestBlockInCull(t *testing.T) {
 				ang := 2 * math.Pi * rng.Float64()
 				pb = Pose2D(r*math.Cos(ang), r*math.Sin(ang), 2*math.Pi*rng.Float64())
 			} else {
-				off := randVec(rng, false).Normalize().Mul(scale * (0.2 + 0.9*rng.Float64()))
-				qa := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
-				qb := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
-				pa = Pose{Pos: qa.Rotate(a.bounds.Center()).Mul(-1), Rot: qa}
-				pb = Pose{Pos: qb.Rotate(b.bounds.Center()).Mul(-1).Add(off), Rot: qb}
+				pa, pb = randomPoses(rng, a, b, scale*(0.2+0.9*rng.Float64()))
 			}
 			var d Direction
 			d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
@@ -160,11 +167,7 @@ func TestInCullKeepsNear(t *testing.T) {
 		a, b := shapes[names[0]], shapes[names[1]]
 		scale := a.Size() + b.Size()
 		for i := 0; i < 24; i++ {
-			off := randVec(rng, false).Normalize().Mul(scale * (0.3 + 0.5*rng.Float64()))
-			qa := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
-			qb := mgl64.QuatRotate(math.Pi*rng.Float64(), randAxis(rng, false))
-			pa := Pose{Pos: qa.Rotate(a.bounds.Center()).Mul(-1), Rot: qa}
-			pb := Pose{Pos: qb.Rotate(b.bounds.Center()).Mul(-1).Add(off), Rot: qb}
+			pa, pb := randomPoses(rng, a, b, scale*(0.3+0.5*rng.Float64()))
 			ext := []float64{a.tEps, 0.02 * scale, 0.1 * scale}[i%3]
 			var d Direction
 			d.Setup(SideA, a, b, pa, pb, ext)
@@ -186,10 +189,11 @@ func TestInCullKeepsNear(t *testing.T) {
 					t.Fatalf("%v pose %d: point %v of Dst's grown box, in the culling box, is outside the box in Src's frame", names, i, q)
 				}
 			}
+			box := b.bounds.Grow(ext)
 			for v := range a.verts {
 				pass := d.InCull(int32(v))
 				x := d.SrcToDst.Apply(a.verts[v])
-				if box := b.bounds.Grow(ext); !box.Contains(x) {
+				if !box.Contains(x) {
 					// Farther than ext from Dst's box, so from Dst:
 					// no need for the brute force.
 					far++
