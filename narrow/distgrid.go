@@ -422,6 +422,20 @@ func (g *outsideGrid) far(x, y, z float64, min uint8) bool {
 	return k >= min
 }
 
+// edge returns how far the point (x, y, z) of the shape's frame, on the
+// grid, may move before it leaves the grid (a polygon's points stay in
+// its plane), less a rounding allowance.
+func (g *outsideGrid) edge(x, y, z float64) float64 {
+	e := math.Inf(1)
+	for a, c := range [3]float64{x, y, z} {
+		if g.n[a] == 1 {
+			continue
+		}
+		e = min(e, c-g.lo[a], g.lo[a]+g.fn[a]*g.h-c)
+	}
+	return e - 1e-9*(g.h+math.Abs(x)+math.Abs(y)+math.Abs(z))
+}
+
 // outside reports whether the point (x, y, z) of the shape's frame lies
 // in a cell of positive value: outside the shape, at least h/gridQuant
 // from its surface. It is false for a nil grid.

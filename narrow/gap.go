@@ -36,7 +36,7 @@ func (d *Direction) Clearance(ext float64, blocks int) float64 {
 	t := &d.SrcToDst.T
 	tol := 1e-9 * (src.scale + d.Dst.scale + math.Sqrt(t[0]*t[0]+t[1]*t[1]+t[2]*t[2]))
 	floor := ext + tol
-	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext)}
+	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
 	cx, cy, cz, r := src.BoundingSphere()
 	if g := d.ballGap(&cg, cx, cy, cz, r); g > floor {
 		return g - floor
@@ -87,6 +87,7 @@ func (d *Direction) slabGap(ox, oy, oz, stop float64) float64 {
 type clearGrid struct {
 	g   *outsideGrid
 	min uint8
+	ext float64 // the ext min was computed for
 }
 
 // gap returns a value g such that InCull culls, by the grid alone, every
@@ -97,7 +98,9 @@ type clearGrid struct {
 // its stored value at most h/gridQuant below. One more cell is given up
 // for the rounding of both points' cell indices. (Every cell met on the
 // way is within δ of the first cell's box, hence unmarked, and so
-// outside like it.)
+// outside like it.) A point off the grid is not judged by it, so g is at
+// most ext plus the distance from (x, y, z) to the grid's edge: x' stays
+// on the grid.
 func (c *clearGrid) gap(x, y, z float64) float64 {
 	if c.min == 0 {
 		return math.Inf(-1)
@@ -106,7 +109,7 @@ func (c *clearGrid) gap(x, y, z float64) float64 {
 	if !ok || k == 0 {
 		return math.Inf(-1)
 	}
-	return (float64(k)/gridQuant - math.Sqrt(3) - 1/gridQuant - 1) * c.g.h
+	return min((float64(k)/gridQuant-math.Sqrt(3)-1/gridQuant-1)*c.g.h, c.ext+c.g.edge(x, y, z))
 }
 
 // ballGap is gap for the centre of a ball, lowered by what a vertex's
@@ -118,7 +121,7 @@ func (c *clearGrid) ballGap(x, y, z float64) float64 {
 	if c.min == 0 {
 		return math.Inf(-1)
 	}
-	return c.gap(x, y, z) - (math.Sqrt(3)+1.0/gridQuant)*c.g.h
+	return min(c.gap(x, y, z)-(math.Sqrt(3)+1.0/gridQuant)*c.g.h, c.ext+c.g.edge(x, y, z))
 }
 
 // ballGap returns a lower bound of the ball's gap over the ball of Src's
