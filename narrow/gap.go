@@ -36,7 +36,7 @@ func (d *Direction) Clearance(ext float64, blocks int) float64 {
 	t := &d.SrcToDst.T
 	tol := 1e-9 * (src.scale + d.Dst.scale + math.Sqrt(t[0]*t[0]+t[1]*t[1]+t[2]*t[2]))
 	floor := ext + tol
-	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
+	cg := newClearGrid(d.Dst.grid, ext)
 	cx, cy, cz, r := src.BoundingSphere()
 	if g := d.ballGap(&cg, cx, cy, cz, r); g > floor {
 		return g - floor
@@ -90,6 +90,11 @@ type clearGrid struct {
 	ext float64 // the ext min was computed for
 }
 
+// newClearGrid returns grid g as Clearance reads it for ext.
+func newClearGrid(g *outsideGrid, ext float64) clearGrid {
+	return clearGrid{g: g, min: g.minCull(ext), ext: ext}
+}
+
 // gap returns a value g such that InCull culls, by the grid alone, every
 // point within distance g − ext of (x, y, z) (−Inf if there is none). A
 // point x' within δ of (x, y, z) is farther than L − δ from the surface,
@@ -121,7 +126,7 @@ func (c *clearGrid) ballGap(x, y, z float64) float64 {
 	if c.min == 0 {
 		return math.Inf(-1)
 	}
-	return min(c.gap(x, y, z)-(math.Sqrt(3)+1.0/gridQuant)*c.g.h, c.ext+c.g.edge(x, y, z))
+	return c.gap(x, y, z) - (math.Sqrt(3)+1.0/gridQuant)*c.g.h
 }
 
 // ballGap returns a lower bound of the ball's gap over the ball of Src's

@@ -39,7 +39,7 @@ func minSlabGap(d *Direction) float64 {
 // minGap returns the least gap over the vertices of d's source: the larger
 // of the vertex's slab distance and the gap of Dst's outside grid for ext.
 func minGap(d *Direction, ext float64) float64 {
-	cg := clearGrid{g: d.Dst.grid, min: d.Dst.grid.minCull(ext), ext: ext}
+	cg := newClearGrid(d.Dst.grid, ext)
 	m := math.Inf(1)
 	for v := range d.Src.verts {
 		x := d.SrcToDst.Apply(d.Src.verts[v])
@@ -271,7 +271,7 @@ func TestClearanceGridEdge(t *testing.T) {
 	for i, s := range testMeshes(t, names...) {
 		g := s.grid
 		ext := 2.5 * g.h
-		cg := clearGrid{g: g, min: g.minCull(ext), ext: ext}
+		cg := newClearGrid(g, ext)
 		d := Direction{Dst: s}
 		for z := 0; z < g.n[2]; z++ {
 			for y := 0; y < g.n[1]; y++ {
