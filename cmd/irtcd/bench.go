@@ -51,21 +51,18 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "irtcd bench: %s\n", oneLine(fmt.Sprintf(format, a...)))
 		return code
 	}
-	if err := fs.Parse(args); err != nil {
+	help := func() string {
+		var list strings.Builder
+		for _, e := range experiment.Experiments() {
+			fmt.Fprintf(&list, "  %-*s %s\n", nameWidth(), e.Name, e.Doc)
+		}
+		return fmt.Sprintf(benchDoc, list.String())
+	}
+	if err := parseFlags(fs, args, stderr, help); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			var list strings.Builder
-			for _, e := range experiment.Experiments() {
-				fmt.Fprintf(&list, "  %-*s %s\n", nameWidth(), e.Name, e.Doc)
-			}
-			fmt.Fprintf(stderr, benchDoc, list.String())
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
 			return exitUsage
 		}
-		return fail(exitUsage, "%v (run 'irtcd bench -h' for usage)", err)
-	}
-	if fs.NArg() > 0 {
-		return fail(exitUsage, "unexpected argument %q (run 'irtcd bench -h' for usage)", fs.Arg(0))
+		return fail(exitUsage, "%v", err)
 	}
 	var names []string
 	if *only != "" {

@@ -126,17 +126,11 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr, func() string { return contactsDoc }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(stderr, contactsDoc)
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
 			return exitUsage
 		}
-		return fail(badInput("%v (run 'irtcd contacts -h' for usage)", err))
-	}
-	if fs.NArg() > 0 {
-		return fail(badInput("unexpected argument %q (run 'irtcd contacts -h' for usage)", fs.Arg(0)))
+		return fail(&inputError{err})
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

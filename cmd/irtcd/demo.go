@@ -59,21 +59,18 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "irtcd demo: %s\n", oneLine(fmt.Sprintf(format, a...)))
 		return code
 	}
-	if err := fs.Parse(args); err != nil {
+	help := func() string {
+		var list strings.Builder
+		for _, s := range sim.Scenes() {
+			fmt.Fprintf(&list, "  %-10s %s (default -n %d)\n", s.Name, s.Doc, s.DefaultN)
+		}
+		return fmt.Sprintf(demoDoc, list.String())
+	}
+	if err := parseFlags(fs, args, stderr, help); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			var list strings.Builder
-			for _, s := range sim.Scenes() {
-				fmt.Fprintf(&list, "  %-10s %s (default -n %d)\n", s.Name, s.Doc, s.DefaultN)
-			}
-			fmt.Fprintf(stderr, demoDoc, list.String())
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
 			return exitUsage
 		}
-		return fail(exitUsage, "%v (run 'irtcd demo -h' for usage)", err)
-	}
-	if fs.NArg() > 0 {
-		return fail(exitUsage, "unexpected argument %q (run 'irtcd demo -h' for usage)", fs.Arg(0))
+		return fail(exitUsage, "%v", err)
 	}
 	sc, err := sim.SceneByName(*scene)
 	if err != nil {

@@ -19,6 +19,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -104,4 +106,26 @@ func usage(w io.Writer) {
 	fmt.Fprintf(&b, "  %-*s  %s\n", width, "help", "print this message (help CMD: the flags of CMD)")
 	b.WriteString("\nRun 'irtcd CMD -h' for the flags of a command.\n")
 	io.WriteString(w, b.String())
+}
+
+// parseFlags parses a subcommand's arguments into fs, whose name is the
+// subcommand's. On -h or -help it writes help() (the text before the
+// flags) and the flags' defaults to stderr and returns flag.ErrHelp; a
+// bad flag, or an argument left over, gives an error that names the way
+// to the subcommand's help.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, help func() string) error {
+	hint := fmt.Sprintf("(run 'irtcd %s -h' for usage)", fs.Name())
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stderr, help())
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return fmt.Errorf("%w %s", err, hint)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q %s", fs.Arg(0), hint)
+	}
+	return nil
 }
