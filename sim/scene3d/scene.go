@@ -197,6 +197,19 @@ func fallSteps(h, settle float64) int {
 	return int(math.Ceil(60 * (math.Sqrt(2*math.Max(h, 0)/9.81) + settle)))
 }
 
+// gridSteps is the StepsFor of a grid drop whose full scene has full
+// objects: 600 steps (10 s) for it, and for smaller ones the steps until
+// 4 s after the top layer, its cells spacing apart, would have landed
+// (at most 600).
+func gridSteps(full int, spacing float64) func(n int) int {
+	return func(n int) int {
+		if n >= full {
+			return 600
+		}
+		return min(600, fallSteps(float64(gridSide(n))*spacing, 4))
+	}
+}
+
 // Avalanche is the first scene of Lehericey et al. (2013, §4.1): 512
 // bunnies (453 vertices, 902 triangles) in an 8×8×8 grid with random
 // orientations fall onto a ground plane, 60 Hz for 10 s. N sets the number
@@ -209,12 +222,7 @@ func Avalanche() Scene {
 		Name:     "avalanche",
 		Doc:      "512 bunnies in a grid with random orientations fall onto the ground (Lehericey et al. 2013, scene 1)",
 		DefaultN: full,
-		StepsFor: func(n int) int {
-			if n >= full {
-				return 600
-			}
-			return min(600, fallSteps(float64(gridSide(n))*2.3, 4))
-		},
+		StepsFor: gridSteps(full, 2.3),
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
 			dir, err := FindMeshDir(p.MeshDir)
 			if err != nil {
@@ -331,12 +339,7 @@ func Tori100() Scene {
 		Name:     "tori100",
 		Doc:      "100 tori and 100 bunnies fall onto the ground (Li & Yamaguchi's rigid scenes)",
 		DefaultN: full,
-		StepsFor: func(n int) int {
-			if n >= full {
-				return 600
-			}
-			return min(600, fallSteps(float64(gridSide(n))*2.8, 4))
-		},
+		StepsFor: gridSteps(full, 2.8),
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
 			dir, err := FindMeshDir(p.MeshDir)
 			if err != nil {
