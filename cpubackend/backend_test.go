@@ -661,3 +661,44 @@ func TestBackendDetectTimes(t *testing.T) {
 		t.Errorf("times after a cancelled call %+v, want the last step's %+v", after, got)
 	}
 }
+
+// TestBackendBatchGrowsAndShrinks runs a batch whose size crosses the
+// blocks of jobs (pairBlock) up and down from step to step, as a pile
+// forming or breaking up does. A pair's outcome depends only on its own
+// history (its state is dropped at a step it is absent from), so each pair
+// is checked against a backend that sees it alone, or nothing at the steps
+// it is not in the batch.
+func TestBackendBatchGrowsAndShrinks(t *testing.T) {
+	sh := btLoad(t)
+	sizes := []int{140, 10, 65, 64, 140, 1, 129, 140, 63, 140}
+	if testing.Short() {
+		sizes = sizes[:6]
+	}
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 140, len(sizes))
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive, Speculative: true}} {
+		be, _ := btNew(t, sh, p, cpubackend.WithWorkers(2))
+		alone := make([]*cpubackend.Backend, 140)
+		for i := range alone {
+			alone[i], _ = btNew(t, sh, p, cpubackend.WithWorkers(1))
+		}
+		var res, one narrow.Result
+		var sum narrow.Stats
+		for k, n := range sizes {
+			btDetect(t, be, batch[k][:n], &res)
+			sum.Add(&res.Stats)
+			for i := n; i < len(alone); i++ {
+				btDetect(t, alone[i], nil, &one) // the step it is absent from
+			}
+			for i := range n {
+				btDetect(t, alone[i], batch[k][i:i+1], &one)
+				if !btSamePair(t, fmt.Sprintf("%v, step %d (%d pairs), pair #%d", p.Method, k, n, i), &one.Pairs[0], &res.Pairs[i]) {
+					return
+				}
+			}
+		}
+		if p.Method != narrow.MethodStandard && (sum.IterativePairs == 0 || sum.StandardPairs == 0 || sum.Contacts == 0) {
+			t.Errorf("%v: the batch does not exercise both kinds of step: %+v", p.Method, sum)
+		}
+	}
+}

@@ -71,8 +71,8 @@ type Backend struct {
 
 	pool      *pool
 	pairs     []narrow.Pair // the batch being prepared
-	jobs      []job
-	dirs      [][2]narrow.Direction // by batch index; set only for jobs that cast rays or search (job.dirs)
+	blocks    []*jobBlock   // the batch's jobs and their directions, pairBlock by pairBlock
+	njobs     int           // jobs in the batch
 	tasks     []task
 	clears    []int32 // jobs whose clearance is sought this step
 	reducers  []reprojection.Reducer
@@ -98,10 +98,29 @@ type Backend struct {
 	stop      atomic.Bool
 }
 
+// jobBlock holds the jobs of pairBlock consecutive batch indices and their
+// directions. A batch that grows gets new blocks and leaves the jobs it has
+// where they are: one array of jobs grown by append was copied whole, and
+// allocating its megabytes while the garbage collector was marking made
+// the step wait for the collection to finish (30 ms steps among 3 ms ones
+// as the avalanche's pile formed; BENCHMARKS.md, "A growing batch").
+type jobBlock struct {
+	jobs [pairBlock]job
+	dirs [pairBlock][2]narrow.Direction // set only for jobs that cast rays or search (job.dirs)
+}
+
+// job returns the job of batch index i.
+func (b *Backend) job(i int) *job { return &b.blocks[uint(i)/pairBlock].jobs[uint(i)%pairBlock] }
+
+// blockJobs returns the jobs of block k, batch indices k·pairBlock on.
+func (b *Backend) blockJobs(k int) []job {
+	return b.blocks[k].jobs[:min(pairBlock, b.njobs-k*pairBlock)]
+}
+
 // job is one pair of the batch. The fields that the merge and the commit
 // read come first, with the pair's ID: those passes walk every job of the
 // batch, so they then touch its first cache lines rather than lines all
-// over it. Its directions live apart (Backend.dirs) and are set only when
+// over it. Its directions live apart (jobBlock.dirs) and are set only when
 // the step casts rays or seeks a clearance: on a pile at rest most pairs
 // are iterative without a ray, and need only their relative placement.
 type job struct {
@@ -292,13 +311,13 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	b.pool.run(len(b.tasks), b.runTask)
 	t2 := time.Now()
 	if !b.stop.Load() {
-		b.pool.run((len(b.jobs)+pairBlock-1)/pairBlock, b.runMerge)
+		b.pool.run((b.njobs+pairBlock-1)/pairBlock, b.runMerge)
 	}
 	b.ctx = nil
 	if b.stop.Load() {
 		// Nothing was committed: hand back the states made for new pairs.
 		for _, i := range b.fresh {
-			j := &b.jobs[i]
+			j := b.job(int(i))
 			b.store.Release(j.st)
 			j.st, j.fresh = nil, false
 		}
@@ -316,17 +335,17 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 		nc, nm, np = nc+s.contacts, nm+s.manifolds, np+s.points
 	}
 	for _, i := range b.fresh {
-		j := &b.jobs[i]
+		j := b.job(int(i))
 		b.store.Put(int(i), j.pair.ID, j.st)
 	}
 	if fill != nil {
-		b.fc, b.fm, b.fp = fill.Alloc(len(b.jobs), nc, nm, np)
+		b.fc, b.fm, b.fp = fill.Alloc(b.njobs, nc, nm, np)
 		b.fill = fill
 		b.pool.run(len(b.sums), b.runFill)
 		b.fill, b.fc, b.fm, b.fp = nil, nil, nil, nil
 	} else {
-		for i := range b.jobs {
-			j := &b.jobs[i]
+		for i := range b.njobs {
+			j := b.job(i)
 			if j.err != nil {
 				w.Append(j.pair.ID, nil, nil, false, j.err)
 			} else {
@@ -345,8 +364,8 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	// Rejected pairs are reported in their PairResult; a log line per step
 	// and pair would flood the log of an engine that keeps sending one.
 	if st.FailedPairs > 0 && b.log.Enabled(ctx, slog.LevelDebug) {
-		for i := range b.jobs {
-			if err := b.jobs[i].err; err != nil {
+		for i := range b.njobs {
+			if err := b.job(i).err; err != nil {
 				b.log.DebugContext(ctx, "irtcd: pair rejected", "err", err)
 			}
 		}
@@ -374,15 +393,11 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	clear(b.ids)
 	b.fresh = b.fresh[:0]
 	n := len(pairs)
-	if cap(b.jobs) < n {
-		b.jobs = append(b.jobs[:cap(b.jobs)], make([]job, n-cap(b.jobs))...)
-	}
-	b.jobs = b.jobs[:n]
-	if cap(b.dirs) < n {
-		b.dirs = append(b.dirs[:cap(b.dirs)], make([][2]narrow.Direction, n-cap(b.dirs))...)
-	}
-	b.dirs = b.dirs[:n]
 	blocks := (n + pairBlock - 1) / pairBlock
+	for len(b.blocks) < blocks {
+		b.blocks = append(b.blocks, new(jobBlock))
+	}
+	b.njobs = n
 	if cap(b.sums) < blocks {
 		b.sums = make([]blockSum, blocks)
 		b.open = make([]int32, blocks)
@@ -398,8 +413,9 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 			continue // every valid pair of the block has its claimed state
 		}
 		anyOpen = true
-		for i := k * pairBlock; i < min(n, (k+1)*pairBlock); i++ {
-			j := &b.jobs[i]
+		js := b.blockJobs(k)
+		for x := range js {
+			j, i := &js[x], k*pairBlock+x
 			if j.err != nil || j.st != nil {
 				continue
 			}
@@ -429,9 +445,10 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 		if s.searches == 0 {
 			continue
 		}
-		for i := k * pairBlock; i < min(n, (k+1)*pairBlock); i++ {
-			if j := &b.jobs[i]; j.err == nil && j.search {
-				b.clears = append(b.clears, int32(i))
+		js := b.blockJobs(k)
+		for x := range js {
+			if j := &js[x]; j.err == nil && j.search {
+				b.clears = append(b.clears, int32(k*pairBlock+x))
 			}
 		}
 	}
@@ -443,13 +460,13 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	if len(b.clears) > 0 {
 		b.pool.run(len(b.clears), b.runClear)
 		for _, i := range b.clears {
-			j := &b.jobs[i]
+			j := b.job(int(i))
 			j.clearStep = j.clear[0] > 0 && j.clear[1] > 0
 			j.iterative = j.clearStep
 			for d := range j.failed {
 				j.failed[d] = j.seek[d] && j.clear[d] <= 0
 			}
-			nt = b.layout(int(i), nt)
+			nt = b.layout(j, int(i), nt)
 		}
 	}
 	b.tasks = b.tasks[:nt]
@@ -459,12 +476,13 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 // for a clearance search, from the block's first task on.
 func (b *Backend) doLayout(k, _ int) {
 	nt := b.sums[k].t0
-	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
-		switch j := &b.jobs[i]; {
+	js := b.blockJobs(k)
+	for x := range js {
+		switch j := &js[x]; {
 		case j.err != nil:
 			j.t0, j.t1 = nt, nt
 		case !j.search:
-			nt = b.layout(i, nt)
+			nt = b.layout(j, k*pairBlock+x, nt)
 		}
 	}
 }
@@ -475,8 +493,9 @@ func (b *Backend) doLayout(k, _ int) {
 func (b *Backend) countTasks(k int) {
 	s := &b.sums[k]
 	s.tasks, s.searches = 0, 0
-	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
-		switch j := &b.jobs[i]; {
+	js := b.blockJobs(k)
+	for x := range js {
+		switch j := &js[x]; {
 		case j.err != nil:
 		case j.search:
 			s.searches++
@@ -518,8 +537,9 @@ func (j *job) items(d int) int {
 // in this worker's cache; the others are decided after identify.
 func (b *Backend) doCheck(k, w int) {
 	open, h := int32(0), -1
-	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
-		j := &b.jobs[i]
+	js := b.blockJobs(k)
+	for x := range js {
+		j, i := &js[x], k*pairBlock+x
 		j.pair, j.err, j.st, j.fresh, j.iterative = b.pairs[i], nil, nil, false, false
 		j.clearStep, j.search, j.seek, j.failed = false, false, [2]bool{}, [2]bool{}
 		j.contacts, j.manifolds, j.points = j.contacts[:0], j.manifolds[:0], j.points[:0]
@@ -568,18 +588,18 @@ func (b *Backend) doDecide(k, w int) {
 // many states at once. Measured on the avalanche at rest: the decisions
 // take about a third less time.
 func (b *Backend) decideBlock(k, w int, claimed bool) {
-	lo, hi := k*pairBlock, min(len(b.jobs), (k+1)*pairBlock)
+	js := b.blockJobs(k)
 	var sink float64
-	for i := lo; i < hi; i++ {
-		if j := &b.jobs[i]; j.st != nil && !j.decided {
+	for x := range js {
+		if j := &js[x]; j.st != nil && !j.decided {
 			sink += warm(j.st)
 		}
 	}
 	b.sinks[w].v += sink
-	for i := lo; i < hi; i++ {
-		if j := &b.jobs[i]; j.err == nil && !j.decided && (j.st != nil || !claimed) {
+	for x := range js {
+		if j := &js[x]; j.err == nil && !j.decided && (j.st != nil || !claimed) {
 			j.decided = true
-			j.search = b.decide(j, i)
+			j.search = b.decide(j, k*pairBlock+x)
 			if j.dirs != nil && j.st != nil && j.res.Speculative {
 				// Only a pair that casts rays can return speculative
 				// contacts: the others need not read their Last.
@@ -607,7 +627,7 @@ type sink struct {
 // setDirs prepares the directions of job i, which casts rays or seeks a
 // clearance this step.
 func (b *Backend) setDirs(j *job, i int) {
-	j.dirs = &b.dirs[i]
+	j.dirs = &b.blocks[uint(i)/pairBlock].dirs[uint(i)%pairBlock]
 	narrow.SetPair(j.dirs, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
 }
 
@@ -690,10 +710,9 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 	return true
 }
 
-// layout lays out the work items of job i from task nt on, and returns
-// the next free task.
-func (b *Backend) layout(i, nt int) int {
-	j := &b.jobs[i]
+// layout lays out the work items of job j, of batch index i, from task
+// nt on, and returns the next free task.
+func (b *Backend) layout(j *job, i, nt int) int {
 	j.t0 = nt
 	if j.dirs == nil { // iterative, no rays: nothing to do
 		j.t1 = nt
@@ -716,7 +735,7 @@ func (b *Backend) layout(i, nt int) int {
 
 // doClear seeks the clearances of one job's directions (see decide).
 func (b *Backend) doClear(i, _ int) {
-	j := &b.jobs[b.clears[i]]
+	j := b.job(int(b.clears[i]))
 	for d, seek := range j.seek {
 		if seek {
 			j.clear[d] = 0
@@ -772,7 +791,7 @@ func (b *Backend) identify(j *job, i int) error {
 	if b.params.Method != narrow.MethodStandard {
 		st, prev, from := b.store.Take(i, j.pair.ID, j.pair.A, j.pair.B)
 		if from >= 0 {
-			f := &b.jobs[from]
+			f := b.job(from)
 			if k := from / pairBlock; b.open[k] == 0 {
 				// Its block was counted (doCheck): count it out.
 				if f.search {
@@ -814,7 +833,7 @@ func (b *Backend) doTask(i, w int) {
 		return
 	}
 	t := &b.tasks[i]
-	j := &b.jobs[t.job]
+	j := b.job(int(t.job))
 	dir := &j.dirs[t.dir] // set: the job has work items
 	r := j.res
 	predict := r.Method == narrow.MethodPredictive
@@ -945,9 +964,10 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 func (b *Backend) doMerge(k, w int) {
 	s := &b.sums[k]
 	*s = blockSum{}
-	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
-		b.merge(i, w)
-		j := &b.jobs[i]
+	js := b.blockJobs(k)
+	for x := range js {
+		j := &js[x]
+		b.merge(j, w)
 		switch {
 		case j.err != nil:
 			s.stats.FailedPairs++
@@ -989,9 +1009,10 @@ type blockSum struct {
 func (b *Backend) doFill(k, _ int) {
 	s := &b.sums[k]
 	c, m, p := s.c0, s.m0, s.p0
-	for i := k * pairBlock; i < min(len(b.jobs), (k+1)*pairBlock); i++ {
-		j := &b.jobs[i]
-		pr := &b.fill.Pairs[i]
+	js := b.blockJobs(k)
+	for x := range js {
+		j := &js[x]
+		pr := &b.fill.Pairs[k*pairBlock+x]
 		pr.ID = j.pair.ID
 		if j.err != nil {
 			pr.Err = j.err
@@ -1012,11 +1033,10 @@ func (b *Backend) doFill(k, _ int) {
 	}
 }
 
-// merge gathers job i's work items in order, reduces its manifolds and
+// merge gathers job j's work items in order, reduces its manifolds and
 // commits its temporal state. It runs only once every work item has
 // finished without a cancellation, so the step can no longer fail.
-func (b *Backend) merge(i, w int) {
-	j := &b.jobs[i]
+func (b *Backend) merge(j *job, w int) {
 	if j.err != nil || j.t0 == j.t1 && j.iterative && !j.clearStep {
 		// Nothing to merge, and nothing to commit: an iterative step
 		// without work items had no rays and leaves none.

@@ -2,6 +2,8 @@ package scene3d_test
 
 import (
 	"context"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +47,57 @@ func BenchmarkAvalanche3D(b *testing.B) {
 			b.ReportMetric(float64(rays)/float64(steps), "rays/step")
 			b.ReportMetric(float64(pairs)/float64(steps), "pairs/step")
 			b.ReportMetric(deepest, "max-depth")
+		})
+	}
+}
+
+// BenchmarkAvalancheForming simulates the first 130 steps of the full
+// avalanche (512 bunnies, every core), while the pile forms and the
+// narrow phase's batch grows from about 3,800 to 7,000 pairs, and reports
+// how even its steps are: the narrow phase's mean, median and slowest step
+// (steps 0 and 1, where every pair is new, apart), and the slowest over
+// the median. A batch that grows allocates, and allocation may start a
+// garbage collection; a step that then waits for the collector shows up
+// as a slowest step many times the median. Each iteration starts from a
+// collected heap; use -benchtime 1x and alternate binaries.
+func BenchmarkAvalancheForming(b *testing.B) {
+	const steps = 130
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodPredictive} {
+		b.Run("method="+m.String(), func(b *testing.B) {
+			var all []time.Duration
+			var first, worst time.Duration
+			var worstRatio float64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				runtime.GC()
+				b.StartTimer()
+				tr, err := scene3d.Run(context.Background(), scene3d.Avalanche(), scene3d.Options{
+					Seed: 1, Params: narrow.Params{Method: m}, Steps: steps})
+				if err != nil {
+					b.Fatal(err)
+				}
+				run := make([]time.Duration, 0, steps)
+				for _, s := range tr.Steps {
+					run = append(run, s.Narrow)
+				}
+				first = max(first, run[0], run[1])
+				all = append(all, run[2:]...)
+				w := slices.Max(run[2:])
+				worst = max(worst, w)
+				slices.Sort(run[2:])
+				worstRatio = max(worstRatio, float64(w)/float64(run[2+(len(run)-2)/2]))
+			}
+			var sum time.Duration
+			for _, d := range all {
+				sum += d
+			}
+			slices.Sort(all)
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(sum)/float64(len(all)), "mean-ms/step")
+			b.ReportMetric(ms(all[len(all)/2]), "median-ms/step")
+			b.ReportMetric(ms(worst), "worst-ms/step")
+			b.ReportMetric(worstRatio, "worst/median")
+			b.ReportMetric(ms(first), "first-ms/step")
 		})
 	}
 }
