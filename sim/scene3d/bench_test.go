@@ -55,8 +55,9 @@ func BenchmarkAvalanche3D(b *testing.B) {
 // avalanche (512 bunnies, every core), while the pile forms and the
 // narrow phase's batch grows from about 3,800 to 7,000 pairs, and reports
 // how even its steps are: the narrow phase's mean, median and slowest step
-// (steps 0 and 1, where every pair is new, apart), and the slowest over
-// the median. A batch that grows allocates, and allocation may start a
+// and the slowest over the median, over steps 2 on; the first two steps
+// (every pair new, then the first growth) apart, as first-ms/step, the
+// slower of them. A batch that grows allocates, and allocation may start a
 // garbage collection; a step that then waits for the collector shows up
 // as a slowest step many times the median. Each iteration starts from a
 // collected heap; use -benchtime 1x and alternate binaries.
