@@ -646,8 +646,10 @@ func (b *Backend) standardDirs(j *job, i int) {
 // whether the decision waits for a clearance search.
 //
 // The step is iterative when Eq. 2 (Lehericey et al. 2013, §3.3, per
-// direction: iterative.PairState.Within) holds. Otherwise a standard step
-// is due, but when both directions are clear (their vertices cannot reach
+// direction: iterative.PairState.Within) holds; with prediction, when its
+// bound on the vertices that can touch the other body is at most
+// narrow.Resolved.TouchThreshold (iterative.PairState.WithinTouch).
+// Otherwise a standard step is due, but when both directions are clear (their vertices cannot reach
 // the other body's culling volume: narrow.Direction.Clearance) it would
 // cast no ray and return nothing, and leave no rays: the step is then an
 // iterative one (with no rays, nothing either) that stands for it
@@ -677,7 +679,12 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 	}
 	_, _, _, rA := j.a.BoundingSphere()
 	_, _, _, rB := j.b.BoundingSphere()
-	if j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold); j.iterative {
+	if j.res.Method == narrow.MethodPredictive {
+		j.iterative = j.st.WithinTouch(&j.rel, rA, rB, j.res.TouchThreshold)
+	} else {
+		j.iterative = j.st.Within(&j.rel, rA, rB, j.res.DisplacementThreshold)
+	}
+	if j.iterative {
 		if len(j.st.Rays[0])+len(j.st.Rays[1]) > 0 {
 			b.setDirs(j, i)
 		}

@@ -167,6 +167,55 @@ func (s *PairState) Within(rel *Rel, rA, rB, threshold float64) bool {
 	return t0+a*rA <= threshold && t1+a*rB <= threshold
 }
 
+// TouchDisplacement returns a bound on how far the vertices that can touch
+// the other body have moved relative to it since the last standard step:
+// the smaller of the two Displacements, min(d0, d1), where Displacement is
+// the larger. It refines Eq. 2 (Lehericey et al. 2013, §3.3), which bounds
+// every vertex of both bodies.
+//
+// Why: a vertex x of A that touches B now lies in B's bounding sphere
+// (c_B, rB). Take as pivot the point y of A that lies at c_B now (its
+// coordinates in A's frame are BinA). In B's frame x moved by
+// m(y) + (R − R_ni)·(x − y), with |x − y| ≤ rB (distances are the same in
+// every frame) and |(R − R_ni)·(x − y)| ≤ θ·rB as in Displacements. The
+// pivot sits at c_B now and at T_ni(BinA) then, T_ni being the rigid map
+// from A's frame to B's at the standard step, and T_ni(BinA,ni) = c_B: so
+// |m(y)| = |BinA − BinA,ni|, the translation term of d1, and x moved by at
+// most d1 as well as d0. With the roles swapped, a vertex of B that
+// touches A moved by at most d0 as well as d1.
+//
+// The predictive method needs no more (cpubackend uses this bound with
+// narrow.MethodPredictive, against narrow.Resolved.TouchThreshold, 0.6 ×
+// displacementThreshold): while it stays under that, a vertex that enters
+// contact after a standard step lay well within the distance extension
+// of the other body then, where the standard step cast its predictive
+// ray. The bound is much the
+// smaller for a body that turns while it touches one far larger (the
+// ground: the ground's centre swings round in the body's frame by θ times
+// their distance, and the ground's radius multiplies θ) or of its own size
+// (the other's centre swings by θ times the distance between the
+// centres). The plain iterative method keeps Within, the bound on every
+// vertex: it finds new contacts only at standard steps, and the more
+// frequent ones that Within calls for find them sooner.
+func (s *PairState) TouchDisplacement(rel *Rel, rA, rB float64) float64 {
+	d0, d1 := s.Displacements(rel, rA, rB)
+	return min(d0, d1)
+}
+
+// WithinTouch reports whether TouchDisplacement is at most threshold: whether
+// the pair may be updated iteratively with prediction. Like Within it
+// settles most calls without the arctangent.
+func (s *PairState) WithinTouch(rel *Rel, rA, rB, threshold float64) bool {
+	t0, t1, sv, cw := s.parts(rel)
+	if cw > 0 {
+		if a := 2 * (sv / cw); t0+a*rA <= threshold || t1+a*rB <= threshold {
+			return true
+		}
+	}
+	a := 2 * math.Atan2(sv, cw)
+	return t0+a*rA <= threshold || t1+a*rB <= threshold
+}
+
 // Moved returns Eq. 2's bound (the larger of the two directions, as
 // Displacement) on how far any vertex of either body has moved relative
 // to the other since Last, and false when there is no Last.

@@ -305,6 +305,9 @@ func TestPairStateDisplacement(t *testing.T) {
 			if got := s.Displacement(&rel, r, r); got != max(d0, d1) {
 				t.Errorf("Displacement = %v, want max(%v, %v)", got, d0, d1)
 			}
+			if got := s.TouchDisplacement(&rel, r, r); got != min(d0, d1) {
+				t.Errorf("TouchDisplacement = %v, want min(%v, %v)", got, d0, d1)
+			}
 			// The paper's form (origins, largest radius about them) is
 			// never smaller here: the rotations are about the centres,
 			// which lie 3 from the origins.
@@ -316,6 +319,9 @@ func TestPairStateDisplacement(t *testing.T) {
 			for _, thr := range []float64{0.5 * min(d0, d1), min(d0, d1), max(d0, d1), max(d0, d1) + 1e-9, 2 * max(d0, d1)} {
 				if got, want := s.Within(&rel, r, r, thr), d0 <= thr && d1 <= thr; got != want {
 					t.Errorf("Within(threshold %.17g) = %v, want %v", thr, got, want)
+				}
+				if got, want := s.WithinTouch(&rel, r, r, thr), min(d0, d1) <= thr; got != want {
+					t.Errorf("WithinTouch(threshold %.17g) = %v, want %v", thr, got, want)
 				}
 			}
 		})
@@ -410,6 +416,99 @@ func TestDisplacementsBoundVertexMotion(t *testing.T) {
 				t.Fatalf("case %d: vertices moved %.17g, %.17g; Displacements %.17g, %.17g", i, m0, m1, d0, d1)
 			}
 		}
+	}
+}
+
+// TestTouchDisplacementBoundsTouchingVertices checks the claim of
+// PairState.TouchDisplacement for random motions of shapes of different
+// sizes whose origins lie off their centres: no vertex of either body
+// that lies in the other's bounding sphere after the motion moved farther,
+// in the other's frame, than TouchDisplacement. Vertices outside the
+// sphere may, and for the small box turning beside the large one the
+// bound is far below Eq. 2's on every vertex (Displacement).
+func TestTouchDisplacementBoundsTouchingVertices(t *testing.T) {
+	small := offBox(t)
+	big, err := narrow.NewBox(mgl64.Vec3{-10, 5, -1}, mgl64.Vec3{10, 6, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 3))
+	unit := func() mgl64.Vec3 {
+		return mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+	}
+	randPose := func(spread float64) narrow.Pose {
+		return narrow.Pose{Pos: mgl64.Vec3{rng.Float64(), rng.Float64(), rng.Float64()}.Mul(spread), Rot: mgl64.QuatRotate(math.Pi*rng.Float64(), unit())}
+	}
+	jiggle := func(p narrow.Pose, s float64) narrow.Pose {
+		return narrow.Pose{Pos: p.Pos.Add(unit().Mul(s * rng.NormFloat64())), Rot: mgl64.QuatRotate(s*rng.NormFloat64(), unit()).Mul(p.Rot).Normalize()}
+	}
+	// touching returns the largest motion, in dst's frame, of a vertex of
+	// src that lies in dst's bounding sphere at the second placement, and
+	// how many vertices do; all is the largest motion of any vertex.
+	touching := func(src, dst *narrow.Shape, ps0, pd0, ps1, pd1 narrow.Pose) (m float64, n int, all float64) {
+		cx, cy, cz, r := dst.BoundingSphere()
+		c := mgl64.Vec3{cx, cy, cz}
+		x0, x1 := narrow.Relative(pd0, ps0), narrow.Relative(pd1, ps1)
+		for i := 0; i < src.NumVertices(); i++ {
+			v := src.Vertex(i)
+			p0 := x0.Rot.Rotate(v).Add(x0.Pos)
+			p1 := x1.Rot.Rotate(v).Add(x1.Pos)
+			d := p1.Sub(p0).Len()
+			all = max(all, d)
+			if p1.Sub(c).Len() <= r {
+				m, n = max(m, d), n+1
+			}
+		}
+		return m, n, all
+	}
+	for _, pair := range [][2]*narrow.Shape{{small, big}, {big, small}, {small, small}} {
+		a, b := pair[0], pair[1]
+		_, _, _, rA := a.BoundingSphere()
+		_, _, _, rB := b.BoundingSphere()
+		spread := 4.0 // the poses' origins lie in a cube of this side
+		if a == b {
+			spread = 1 // the small boxes lie 3 off their origins
+		}
+		checked, tighter := 0, 0
+		for i := 0; i < 400; i++ {
+			pa, pb := randPose(spread), randPose(spread)
+			qa, qb := jiggle(pa, 0.05), jiggle(pb, 0.05)
+			var s iterative.PairState
+			s.MarkStandard(a, b, pa, pb)
+			rel := iterative.Relate(a, b, qa, qb)
+			touch := s.TouchDisplacement(&rel, rA, rB)
+			m0, n0, all0 := touching(a, b, pa, pb, qa, qb)
+			m1, n1, all1 := touching(b, a, pb, pa, qb, qa)
+			if m0 > touch*(1+1e-12)+1e-12 || m1 > touch*(1+1e-12)+1e-12 {
+				t.Fatalf("case %d: vertices in the other's sphere moved %.17g, %.17g; TouchDisplacement %.17g", i, m0, m1, touch)
+			}
+			checked += n0 + n1
+			if max(all0, all1) > touch*(1+1e-9) {
+				tighter++ // some vertex, out of reach, moved farther
+			}
+		}
+		if checked < 200 || tighter == 0 {
+			t.Errorf("%v vs %v: %d vertices in the other's sphere checked, %d cases where a vertex out of reach moved farther than the bound; want ≥ 200 and > 0",
+				a.Size(), b.Size(), checked, tighter)
+		}
+	}
+
+	// The small box turning by θ about its centre beside the large one:
+	// its own vertices move by θ·r, the large box's far corners by about
+	// θ × their distance to it.
+	const th = 0.01
+	_, _, _, rS := small.BoundingSphere()
+	_, _, _, rB := big.BoundingSphere()
+	cs := mgl64.Vec3{3, 0, 0} // small's centre, its pose being the identity
+	pb := narrow.Pose{Pos: mgl64.Vec3{0, -6 - rS, 0}, Rot: mgl64.QuatIdent()}
+	var s iterative.PairState
+	s.MarkStandard(small, big, narrow.Pose{Rot: mgl64.QuatIdent()}, pb)
+	rel := iterative.Relate(small, big, rotateAbout(narrow.Pose{Rot: mgl64.QuatIdent()}, th, mgl64.Vec3{0, 1, 0}, cs), pb)
+	if got, want := s.TouchDisplacement(&rel, rS, rB), th*rS; math.Abs(got-want) > 1e-12 {
+		t.Errorf("small box turning: TouchDisplacement = %.17g, want θ·r = %.17g", got, want)
+	}
+	if d := s.Displacement(&rel, rS, rB); d < 5*th*rS {
+		t.Errorf("small box turning: Displacement = %.17g, want far above TouchDisplacement (θ·r = %.17g)", d, th*rS)
 	}
 }
 

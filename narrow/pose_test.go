@@ -454,9 +454,15 @@ func TestParamsResolve(t *testing.T) {
 				if want := max(c.p.DistanceExtension, 1.1*r.DisplacementThreshold); r.DistanceExtension != want {
 					t.Errorf("DistanceExtension = %v, want %v", r.DistanceExtension, want)
 				}
+				if want := 0.6 * r.DisplacementThreshold; r.TouchThreshold != want {
+					t.Errorf("TouchThreshold = %v, want 0.6 × DisplacementThreshold = %v", r.TouchThreshold, want)
+				}
 			case c.p.Method != MethodPredictive:
 				if want := max(c.a.TEps(), c.b.TEps()); r.DistanceExtension != want {
 					t.Errorf("DistanceExtension = %v, want the touching tolerance %v", r.DistanceExtension, want)
+				}
+				if r.TouchThreshold != 0 {
+					t.Errorf("TouchThreshold = %v without prediction, want 0", r.TouchThreshold)
 				}
 			}
 			if c.p.Method == MethodPredictive && !(r.DistanceExtension > r.DisplacementThreshold) {
