@@ -157,14 +157,21 @@ func (s *PairState) Displacement(rel *Rel, rA, rB float64) float64 {
 // the pair may be updated iteratively (§3.3). Since atan(x) ≤ x, the cheap
 // bound 2·|v|/|w| on the angle settles most calls without the arctangent.
 func (s *PairState) Within(rel *Rel, rA, rB, threshold float64) bool {
+	return s.within(rel, rA, rB, threshold, false)
+}
+
+// within reports whether both Displacements (either one, with either) are
+// at most threshold, trying the cheap bound on the angle first.
+func (s *PairState) within(rel *Rel, rA, rB, threshold float64, either bool) bool {
 	t0, t1, sv, cw := s.parts(rel)
-	if cw > 0 {
-		if a := 2 * (sv / cw); t0+a*rA <= threshold && t1+a*rB <= threshold {
-			return true
+	holds := func(a float64) bool {
+		ok0, ok1 := t0+a*rA <= threshold, t1+a*rB <= threshold
+		if either {
+			return ok0 || ok1
 		}
+		return ok0 && ok1
 	}
-	a := 2 * math.Atan2(sv, cw)
-	return t0+a*rA <= threshold && t1+a*rB <= threshold
+	return cw > 0 && holds(2*(sv/cw)) || holds(2*math.Atan2(sv, cw))
 }
 
 // TouchDisplacement returns a bound on how far the vertices that can touch
@@ -189,12 +196,11 @@ func (s *PairState) Within(rel *Rel, rA, rB, threshold float64) bool {
 // displacementThreshold): while it stays under that, a vertex that enters
 // contact after a standard step lay well within the distance extension
 // of the other body then, where the standard step cast its predictive
-// ray. The bound is much the
-// smaller for a body that turns while it touches one far larger (the
-// ground: the ground's centre swings round in the body's frame by θ times
-// their distance, and the ground's radius multiplies θ) or of its own size
-// (the other's centre swings by θ times the distance between the
-// centres). The plain iterative method keeps Within, the bound on every
+// ray. The bound is much the smaller for a body that turns while it
+// touches one far larger (the ground: the ground's centre swings round in
+// the body's frame by θ times their distance, and the ground's radius
+// multiplies θ) or of its own size (the other's centre swings by θ times
+// the distance between the centres). The plain iterative method keeps Within, the bound on every
 // vertex: it finds new contacts only at standard steps, and the more
 // frequent ones that Within calls for find them sooner.
 func (s *PairState) TouchDisplacement(rel *Rel, rA, rB float64) float64 {
@@ -206,14 +212,7 @@ func (s *PairState) TouchDisplacement(rel *Rel, rA, rB float64) float64 {
 // the pair may be updated iteratively with prediction. Like Within it
 // settles most calls without the arctangent.
 func (s *PairState) WithinTouch(rel *Rel, rA, rB, threshold float64) bool {
-	t0, t1, sv, cw := s.parts(rel)
-	if cw > 0 {
-		if a := 2 * (sv / cw); t0+a*rA <= threshold || t1+a*rB <= threshold {
-			return true
-		}
-	}
-	a := 2 * math.Atan2(sv, cw)
-	return t0+a*rA <= threshold || t1+a*rB <= threshold
+	return s.within(rel, rA, rB, threshold, true)
 }
 
 // Moved returns Eq. 2's bound (the larger of the two directions, as
