@@ -649,8 +649,9 @@ func (b *Backend) standardDirs(j *job, i int) {
 // direction: iterative.PairState.Within) holds; with prediction, when its
 // bound on the vertices that can touch the other body is at most
 // narrow.Resolved.TouchThreshold (iterative.PairState.WithinTouch).
-// Otherwise a standard step is due, but when both directions are clear (their vertices cannot reach
-// the other body's culling volume: narrow.Direction.Clearance) it would
+// Otherwise a standard step is due, but when both directions are clear
+// (their vertices cannot reach the other body's culling volume:
+// narrow.Direction.Clearance) it would
 // cast no ray and return nothing, and leave no rays: the step is then an
 // iterative one (with no rays, nothing either) that stands for it
 // (clearStep), exactly. A direction is clear if what is left of its
