@@ -107,25 +107,32 @@ type Params struct {
 
 	// DisplacementThreshold bounds the relative displacement (Eq. 2 of
 	// Lehericey et al. 2013) under which a pair is updated iteratively.
-	// With MethodPredictive it sets the predictions' reach
-	// (DistanceExtension, CullingDist), and the pair is updated
-	// iteratively while the vertices that can touch the other body have
-	// moved by at most 0.6 × DisplacementThreshold (Resolved.TouchThreshold,
-	// iterative.PairState.TouchDisplacement). Default: 0.05 × the smaller
+	// With MethodPredictive it sets the predictions' reach (CullingDist,
+	// MaxIt), and the pair is updated iteratively while the vertices that
+	// can touch the other body have moved by at most 0.6 ×
+	// DisplacementThreshold (Resolved.TouchThreshold,
+	// iterative.PairState.TouchDisplacement), which sets
+	// DistanceExtension. Default: 0.05 × the smaller
 	// shape's Size (half its bounding-box diagonal).
 	DisplacementThreshold float64
 	// Confidence scales maxIt (Eq. 1, 2013) and the predictive culling
 	// distance (Eq. 1, 2013b). At least 1. Default 2.
 	Confidence float64
 	// DistanceExtension grows the intersection of the two bounding boxes
-	// from which predictive rays are cast (2013b §3.1); must exceed
-	// DisplacementThreshold (a smaller value is raised to the default).
-	// Default: 1.1 × DisplacementThreshold, the paper's "greater than
-	// displacementThreshold" and "minimized": a vertex farther than
-	// DisplacementThreshold from the other body cannot reach it before
-	// Eq. 2 (2013) fails and a standard step looks again, so its
-	// prediction could never be used. Without prediction the boxes grow
-	// by the touching tolerance only.
+	// from which predictive rays are cast (2013b §3.1). The paper wants
+	// it "greater than displacementThreshold" and "minimized": a vertex
+	// farther from the other body than the iterative bound cannot reach
+	// it before the bound fails and a standard step looks again, so its
+	// prediction could never be used. With prediction that bound is the
+	// one on the vertices that can touch, Resolved.TouchThreshold (0.6 ×
+	// DisplacementThreshold; see iterative.PairState.TouchDisplacement),
+	// so the default, and least, extension is 1.1 × TouchThreshold: the
+	// contacts of every step are those of any larger extension, and the
+	// standard steps cast fewer rays. With Speculative the predictions
+	// are also this step's gaps for the solver, and the default keeps
+	// the paper's reach, 1.1 × DisplacementThreshold. A smaller value is
+	// raised to the default; Validate rejects one at or below the bound.
+	// Without prediction the boxes grow by the touching tolerance only.
 	DistanceExtension float64
 	// MaxIt bounds the iterative walk. Default: Eq. 1 of Lehericey et al.
 	// 2013, ceil(Confidence × DisplacementThreshold / averageTrianglesSize)
@@ -186,8 +193,10 @@ func (p Params) Validate() error {
 		return bad("Reach", p.Reach)
 	case !finite(p.DistanceExtension) || p.DistanceExtension < 0:
 		return bad("DistanceExtension", p.DistanceExtension)
-	case p.DistanceExtension > 0 && p.DisplacementThreshold > 0 && p.DistanceExtension <= p.DisplacementThreshold:
-		return fmt.Errorf("%w: DistanceExtension %v must exceed DisplacementThreshold %v", ErrBadParams, p.DistanceExtension, p.DisplacementThreshold)
+	case p.DistanceExtension > 0 && p.DisplacementThreshold > 0 && p.DistanceExtension <= touchFactor*p.DisplacementThreshold:
+		return fmt.Errorf("%w: DistanceExtension %v must exceed %v × DisplacementThreshold %v", ErrBadParams, p.DistanceExtension, touchFactor, p.DisplacementThreshold)
+	case p.Speculative && p.DistanceExtension > 0 && p.DisplacementThreshold > 0 && p.DistanceExtension <= p.DisplacementThreshold:
+		return fmt.Errorf("%w: with Speculative, DistanceExtension %v must exceed DisplacementThreshold %v", ErrBadParams, p.DistanceExtension, p.DisplacementThreshold)
 	case p.MaxIt < 0:
 		return fmt.Errorf("%w: MaxIt = %d", ErrBadParams, p.MaxIt)
 	case p.ManifoldSize < 0 || p.ManifoldSize == 1:
@@ -217,9 +226,10 @@ type Resolved struct {
 	Speculative           bool // predictions are returned as speculative contacts (Params.Speculative)
 }
 
-// extensionFactor × DisplacementThreshold is the default (and least)
-// DistanceExtension with prediction. Any factor above 1 loses no useful
-// prediction (see Params.DistanceExtension); the 10 % covers rounding.
+// extensionFactor × TouchThreshold (× DisplacementThreshold with
+// Speculative) is the default (and least) DistanceExtension with
+// prediction. Any factor above 1 loses no useful prediction (see
+// Params.DistanceExtension); the 10 % covers rounding.
 const extensionFactor = 1.1
 
 // touchFactor × DisplacementThreshold is, with prediction, how far the
@@ -233,9 +243,12 @@ const extensionFactor = 1.1
 // 1.0 they then miss more contacts between standard steps. At 0.6 the
 // pair misses fewer contacts than under Eq. 2 on every vertex, takes
 // fewer standard steps where bodies turn and more where they only
-// translate (there the two bounds are equal), and the predictions
-// (DistanceExtension, CullingDist) keep their reach: measured in
-// docs/BENCHMARKS.md ("Eq. 2 on the vertices that can touch").
+// translate (there the two bounds are equal), and the predictions keep
+// their reach along the ray (CullingDist, MaxIt): measured in
+// docs/BENCHMARKS.md ("Eq. 2 on the vertices that can touch"). Only the
+// vertices within this bound of the other body cast predictive rays
+// (DistanceExtension): measured in the same file ("A distance extension
+// for the touching vertices").
 const touchFactor = 0.6
 
 // Resolve fills in the defaults for a pair of shapes.
@@ -265,7 +278,13 @@ func (p Params) Resolve(a, b *Shape) Resolved {
 	case p.Method != MethodPredictive:
 		r.DistanceExtension = max(a.tEps, b.tEps)
 	default:
-		r.DistanceExtension = max(p.DistanceExtension, extensionFactor*r.DisplacementThreshold)
+		// The bound on the vertices that can touch between standard
+		// steps (see Params.DistanceExtension).
+		bound := r.TouchThreshold
+		if p.Speculative {
+			bound = r.DisplacementThreshold
+		}
+		r.DistanceExtension = max(p.DistanceExtension, extensionFactor*bound)
 	}
 	for i, target := range [2]*Shape{b, a} {
 		r.MaxIt[i] = p.MaxIt

@@ -339,8 +339,13 @@ func TestParamsValidate(t *testing.T) {
 		{"+Inf DisplacementThreshold", Params{DisplacementThreshold: math.Inf(1)}, false},
 		{"negative DistanceExtension", Params{DistanceExtension: -1}, false},
 		{"NaN DistanceExtension", Params{DistanceExtension: nan}, false},
-		{"DistanceExtension = DisplacementThreshold", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.1}, false},
-		{"DistanceExtension < DisplacementThreshold", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.05}, false},
+		{"DistanceExtension = DisplacementThreshold", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.1}, true},
+		{"DistanceExtension just over the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.061}, true},
+		{"DistanceExtension = the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.06}, false},
+		{"DistanceExtension < the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.05}, false},
+		{"speculative, DistanceExtension over DisplacementThreshold", Params{Method: MethodPredictive, Speculative: true, DisplacementThreshold: 0.1, DistanceExtension: 0.11}, true},
+		{"speculative, DistanceExtension = DisplacementThreshold", Params{Method: MethodPredictive, Speculative: true, DisplacementThreshold: 0.1, DistanceExtension: 0.1}, false},
+		{"speculative, DistanceExtension under DisplacementThreshold", Params{Method: MethodPredictive, Speculative: true, DisplacementThreshold: 0.1, DistanceExtension: 0.08}, false},
 		{"negative MaxIt", Params{MaxIt: -1}, false},
 		{"ManifoldSize 1", Params{ManifoldSize: 1}, false},
 		{"negative ManifoldSize", Params{ManifoldSize: -4}, false},
@@ -420,6 +425,8 @@ func TestParamsResolve(t *testing.T) {
 		{"cubes, Confidence 5", Params{Confidence: 5}, cube, big, 4},
 		{"cubes, explicit threshold", Params{DisplacementThreshold: 0.01}, cube, cube, 4},
 		{"cubes, explicit everything", Params{DisplacementThreshold: 0.2, Confidence: 3, DistanceExtension: 0.7, MaxIt: 9, ManifoldSize: 6, ManifoldAngle: 0.1}, cube, big, 6},
+		{"cubes, speculative", Params{Method: MethodPredictive, Speculative: true}, cube, big, 4},
+		{"cubes, extension under the default", Params{DisplacementThreshold: 0.2, DistanceExtension: 0.13}, cube, cube, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -451,7 +458,11 @@ func TestParamsResolve(t *testing.T) {
 			}
 			switch {
 			case c.p.Method == MethodPredictive:
-				if want := max(c.p.DistanceExtension, 1.1*r.DisplacementThreshold); r.DistanceExtension != want {
+				bound := r.TouchThreshold // the vertices that can touch (Params.DistanceExtension)
+				if c.p.Speculative {
+					bound = r.DisplacementThreshold
+				}
+				if want := max(c.p.DistanceExtension, 1.1*bound); r.DistanceExtension != want {
 					t.Errorf("DistanceExtension = %v, want %v", r.DistanceExtension, want)
 				}
 				if want := 0.6 * r.DisplacementThreshold; r.TouchThreshold != want {
@@ -465,8 +476,11 @@ func TestParamsResolve(t *testing.T) {
 					t.Errorf("TouchThreshold = %v without prediction, want 0", r.TouchThreshold)
 				}
 			}
-			if c.p.Method == MethodPredictive && !(r.DistanceExtension > r.DisplacementThreshold) {
-				t.Errorf("DistanceExtension %v does not exceed DisplacementThreshold %v", r.DistanceExtension, r.DisplacementThreshold)
+			if c.p.Method == MethodPredictive && !(r.DistanceExtension > r.TouchThreshold) {
+				t.Errorf("DistanceExtension %v does not exceed TouchThreshold %v", r.DistanceExtension, r.TouchThreshold)
+			}
+			if c.p.Speculative && !(r.DistanceExtension > r.DisplacementThreshold) {
+				t.Errorf("speculative: DistanceExtension %v does not exceed DisplacementThreshold %v", r.DistanceExtension, r.DisplacementThreshold)
 			}
 			for i, target := range [2]*Shape{c.b, c.a} {
 				want := c.p.MaxIt
