@@ -1,11 +1,9 @@
 package cpubackend_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
-	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/internal/motion"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -44,36 +42,15 @@ func TestDefaultExtensionLosesNothing(t *testing.T) {
 		for _, sc := range motion.Scripts() {
 			label := pr.name + "/" + sc.Name
 			script := sc.New(pr.a, pr.b, 1)
-			var bes [2]*cpubackend.Backend
-			var ids [2][2]narrow.ShapeID
-			for i, p := range params {
-				be, err := cpubackend.New(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer be.Close()
-				bes[i] = be
-				for k, s := range []*narrow.Shape{pr.a, pr.b} {
-					if ids[i][k], err = be.RegisterShape(s); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			var res [2]narrow.Result
+			ls := itNewLockstepParams(t, pr.a, pr.b, params...)
 			var stats [2]narrow.Stats
 			for k := 0; k < steps; k++ {
 				pa, pb := script(k)
-				for i, be := range bes {
-					pairs := []narrow.Pair{{ID: 1, A: ids[i][0], B: ids[i][1], PoseA: pa, PoseB: pb}}
-					if err := be.Detect(context.Background(), pairs, &res[i]); err != nil {
-						t.Fatal(err)
-					}
-					if err := res[i].Pairs[0].Err; err != nil {
-						t.Fatalf("%s step %d: %v", label, k, err)
-					}
-					stats[i].Add(&res[i].Stats)
+				rs := ls.step(t, pa, pb)
+				for i := range stats {
+					stats[i].Add(&ls.res[i].Stats)
 				}
-				sameContacts(t, fmt.Sprintf("%s step %d (default vs 3× extension)", label, k), res[0].Pairs[0].Contacts, res[1].Pairs[0].Contacts)
+				sameContacts(t, fmt.Sprintf("%s step %d (default vs 3× extension)", label, k), rs[0].Contacts, rs[1].Contacts)
 			}
 			t.Logf("%s: rays %d with the default extension, %d with 3×; predictions %d, %d", label, stats[0].Rays(), stats[1].Rays(), stats[0].Predictions, stats[1].Predictions)
 			total[0] += stats[0].Rays()

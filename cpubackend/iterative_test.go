@@ -83,11 +83,24 @@ type itLockstep struct {
 	ib    narrow.ShapeID
 }
 
+// itNewLockstep returns a lockstep of one backend per method, each with
+// the method's defaults.
 func itNewLockstep(t *testing.T, a, b *narrow.Shape, methods ...narrow.Method) *itLockstep {
 	t.Helper()
-	l := &itLockstep{res: make([]narrow.Result, len(methods))}
-	for _, m := range methods {
-		be, err := cpubackend.New(narrow.Params{Method: m})
+	ps := make([]narrow.Params, len(methods))
+	for i, m := range methods {
+		ps[i] = narrow.Params{Method: m}
+	}
+	return itNewLockstepParams(t, a, b, ps...)
+}
+
+// itNewLockstepParams returns a lockstep of one backend per Params, named
+// by their methods.
+func itNewLockstepParams(t *testing.T, a, b *narrow.Shape, ps ...narrow.Params) *itLockstep {
+	t.Helper()
+	l := &itLockstep{res: make([]narrow.Result, len(ps))}
+	for _, p := range ps {
+		be, err := cpubackend.New(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +114,7 @@ func itNewLockstep(t *testing.T, a, b *narrow.Shape, methods ...narrow.Method) *
 			t.Fatal(err)
 		}
 		l.ia, l.ib = ia, ib
-		l.names = append(l.names, m.String())
+		l.names = append(l.names, p.Method.String())
 		l.bes = append(l.bes, be)
 	}
 	return l
