@@ -10,8 +10,8 @@ import (
 
 // TestDefaultExtensionLosesNothing checks the default distanceExtension
 // with prediction (narrow.Params.DistanceExtension: just over the bound
-// on the vertices that can touch, 0.6 × the displacement threshold)
-// against one five times as large (three times the threshold, past the
+// on the vertices that can touch, 0.3 × the displacement threshold)
+// against one ten times as large (three times the threshold, past the
 // paper's "greater than displacementThreshold"), on every scripted motion
 // and on concave pairs in 3D and 2D: a vertex farther than that bound
 // from the other body cannot reach it before the bound fails and a

@@ -125,13 +125,23 @@ func checkGap(t *testing.T, label string, c narrow.Contact, a, b *narrow.Shape, 
 // vertex's opposite ray crosses the primitive it names, inside it and
 // entering, at the gap its depth gives, within CullingDist; and the
 // contacts are those of the same steps without speculative contacts.
+// Speculative contacts keep the gate at 0.6 × the threshold where plain
+// prediction has 0.3 × (narrow.Resolved.TouchThreshold): the plain
+// backend gets twice the threshold and half the confidence, hence the
+// same gate, the same predictive reach (CullingDist, MaxIt) and the same
+// standard steps; its smaller distance extension loses nothing.
 func TestSpeculativeIterative(t *testing.T) {
 	a, b := loadMesh(t, "bunny"), loadMesh(t, "torus")
 	rng := rand.New(rand.NewPCG(3, 5))
 	p := narrow.Params{Speculative: true}
 	var ids [2][2]narrow.ShapeID
 	be, ia, ib := pairBackend(t, p, a, b)
-	plain, pa0, pb0 := pairBackend(t, narrow.Params{}, a, b)
+	r := p.Resolve(a, b)
+	pp := narrow.Params{DisplacementThreshold: 2 * r.DisplacementThreshold, Confidence: r.Confidence / 2}
+	if rp := pp.Resolve(a, b); rp.TouchThreshold != r.TouchThreshold || rp.CullingDist != r.CullingDist || rp.MaxIt != r.MaxIt {
+		t.Fatalf("plain backend: gate %v, culling distance %v, maxIt %v; speculative: %v, %v, %v", rp.TouchThreshold, rp.CullingDist, rp.MaxIt, r.TouchThreshold, r.CullingDist, r.MaxIt)
+	}
+	plain, pa0, pb0 := pairBackend(t, pp, a, b)
 	ids[0], ids[1] = [2]narrow.ShapeID{ia, ib}, [2]narrow.ShapeID{pa0, pb0}
 	cull := p.Resolve(a, b).CullingDist
 	scale := max(a.Size(), b.Size())

@@ -192,11 +192,11 @@ func (s *PairState) within(rel *Rel, rA, rB, threshold float64, either bool) boo
 // touches A moved by at most d0 as well as d1.
 //
 // The predictive method needs no more (cpubackend uses this bound with
-// narrow.MethodPredictive, against narrow.Resolved.TouchThreshold, 0.6 ×
+// narrow.MethodPredictive, against narrow.Resolved.TouchThreshold, 0.3 ×
 // displacementThreshold): while it stays under that, a vertex that enters
-// contact after a standard step lay well within the distance extension
-// of the other body then, where the standard step cast its predictive
-// ray. The bound is much the smaller for a body that turns while it
+// contact after a standard step lay within the distance extension of the
+// other body then (1.1 × TouchThreshold), where the standard step cast
+// its predictive ray. The bound is much the smaller for a body that turns while it
 // touches one far larger (the ground: the ground's centre swings round in
 // the body's frame by θ times their distance, and the ground's radius
 // multiplies θ) or of its own size (the other's centre swings by θ times

@@ -340,9 +340,9 @@ func TestParamsValidate(t *testing.T) {
 		{"negative DistanceExtension", Params{DistanceExtension: -1}, false},
 		{"NaN DistanceExtension", Params{DistanceExtension: nan}, false},
 		{"DistanceExtension = DisplacementThreshold", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.1}, true},
-		{"DistanceExtension just over the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.061}, true},
-		{"DistanceExtension = the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.06}, false},
-		{"DistanceExtension < the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.05}, false},
+		{"DistanceExtension just over the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.031}, true},
+		{"DistanceExtension = the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.03}, false},
+		{"DistanceExtension < the touching bound", Params{DisplacementThreshold: 0.1, DistanceExtension: 0.02}, false},
 		{"speculative, DistanceExtension over DisplacementThreshold", Params{Method: MethodPredictive, Speculative: true, DisplacementThreshold: 0.1, DistanceExtension: 0.11}, true},
 		{"speculative, DistanceExtension = DisplacementThreshold", Params{Method: MethodPredictive, Speculative: true, DisplacementThreshold: 0.1, DistanceExtension: 0.1}, false},
 		{"speculative, DistanceExtension under DisplacementThreshold", Params{Method: MethodPredictive, Speculative: true, DisplacementThreshold: 0.1, DistanceExtension: 0.08}, false},
@@ -426,7 +426,7 @@ func TestParamsResolve(t *testing.T) {
 		{"cubes, explicit threshold", Params{DisplacementThreshold: 0.01}, cube, cube, 4},
 		{"cubes, explicit everything", Params{DisplacementThreshold: 0.2, Confidence: 3, DistanceExtension: 0.7, MaxIt: 9, ManifoldSize: 6, ManifoldAngle: 0.1}, cube, big, 6},
 		{"cubes, speculative", Params{Method: MethodPredictive, Speculative: true}, cube, big, 4},
-		{"cubes, extension under the default", Params{DisplacementThreshold: 0.2, DistanceExtension: 0.13}, cube, cube, 4},
+		{"cubes, extension under the default", Params{DisplacementThreshold: 0.2, DistanceExtension: 0.062}, cube, cube, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -465,8 +465,12 @@ func TestParamsResolve(t *testing.T) {
 				if want := max(c.p.DistanceExtension, 1.1*bound); r.DistanceExtension != want {
 					t.Errorf("DistanceExtension = %v, want %v", r.DistanceExtension, want)
 				}
-				if want := 0.6 * r.DisplacementThreshold; r.TouchThreshold != want {
-					t.Errorf("TouchThreshold = %v, want 0.6 × DisplacementThreshold = %v", r.TouchThreshold, want)
+				f := 0.3
+				if c.p.Speculative {
+					f = 0.6
+				}
+				if want := f * r.DisplacementThreshold; r.TouchThreshold != want {
+					t.Errorf("TouchThreshold = %v, want %v × DisplacementThreshold = %v", r.TouchThreshold, f, want)
 				}
 			case c.p.Method != MethodPredictive:
 				if want := max(c.a.TEps(), c.b.TEps()); r.DistanceExtension != want {
