@@ -250,7 +250,8 @@ const extensionFactor = 1.1
 // solver's gaps and keep the paper's zone (1.1 × DisplacementThreshold),
 // so each standard step costs the same whatever the gate, and 0.6 is
 // kept. Measured in docs/BENCHMARKS.md ("Eq. 2 on the vertices that can
-// touch" and "A distance extension for the touching vertices").
+// touch", "A distance extension for the touching vertices" and "The gate
+// again, with the zone that follows it").
 const (
 	touchFactor            = 0.3
 	speculativeTouchFactor = 0.6
