@@ -855,20 +855,9 @@ func (b *Backend) doTask(i, w int) {
 		back = r.CullingDist
 	}
 	var out narrow.Outcome
-	// The vertices that pass InCull, found block by block
-	// (Shape.VertexOrder; a block whose box misses the culling volumes is
-	// skipped whole), are cast in vertex order.
-	cands := b.cands[w][:0]
-	for blk := int(t.lo) / narrow.VertexBlock; blk < (int(t.hi)+narrow.VertexBlock-1)/narrow.VertexBlock; blk++ {
-		if !dir.BlockInCull(blk) {
-			continue
-		}
-		for _, v := range dir.Src.BlockVertices(blk) {
-			if dir.InCull(v) {
-				cands = append(cands, v)
-			}
-		}
-	}
+	// The vertices that pass InCull, found through the culling hierarchy
+	// (Direction.AppendInCull), are cast in vertex order.
+	cands := dir.AppendInCull(b.cands[w][:0], int(t.lo), int(t.hi))
 	b.cands[w] = cands
 	slices.Sort(cands)
 	for _, v := range cands {

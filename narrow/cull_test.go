@@ -36,8 +36,9 @@ func cullShapes(t *testing.T) map[string]*Shape {
 }
 
 // TestVertexOrder: VertexOrder is a permutation of the vertices, increasing
-// within each block; each block's box and ball hold its vertices; and the
-// blocks are never looser
+// within each leaf of vertexLeaf; each block's box and ball, and each
+// group's and leaf's box, hold their vertices; and the blocks are never
+// looser
 // (larger mean diagonal) than blocks of consecutive file indices, and
 // clearly tighter on the scanned meshes, whose file order is not spatial:
 // that is their purpose.
@@ -57,9 +58,6 @@ func TestVertexOrder(t *testing.T) {
 		spatial, file := 0.0, 0.0
 		for b := 0; b < nb; b++ {
 			blk := s.BlockVertices(b)
-			if !slices.IsSorted(blk) {
-				t.Errorf("%s: block %d not in increasing order: %v", name, b, blk)
-			}
 			var fb AABB
 			for k, v := range blk {
 				if seen[v] {
@@ -85,6 +83,26 @@ func TestVertexOrder(t *testing.T) {
 			spatial += len3(sub3(s.vblocks[b].Max, s.vblocks[b].Min))
 			file += len3(sub3(fb.Max, fb.Min))
 		}
+		for _, lvl := range []struct {
+			what  string
+			n     int
+			boxes []AABB
+		}{{"group", groupVertices, s.vgroups}, {"leaf", vertexLeaf, s.vleaves}} {
+			if want := (n + lvl.n - 1) / lvl.n; len(lvl.boxes) != want {
+				t.Fatalf("%s: %d %s boxes, want %d", name, len(lvl.boxes), lvl.what, want)
+			}
+			for i, box := range lvl.boxes {
+				run := order[i*lvl.n : min((i+1)*lvl.n, n)]
+				if lvl.n == vertexLeaf && !slices.IsSorted(run) {
+					t.Errorf("%s: leaf %d not in increasing order: %v", name, i, run)
+				}
+				for _, v := range run {
+					if !box.Contains(s.verts[v]) {
+						t.Errorf("%s: vertex %d outside its %s %d's box", name, v, lvl.what, i)
+					}
+				}
+			}
+		}
 		limit, ok := tighter[name]
 		if !ok {
 			limit = 1
@@ -107,49 +125,89 @@ func randomPoses(rng *rand.Rand, a, b *Shape, dist float64) (pa, pb Pose) {
 	return pa, pb
 }
 
-// TestBlockInCull checks the block test against the per-vertex test at
-// random poses, near and overlapping, with and without a culling
-// extension: every vertex that passes InCull lies in a block that passes
-// BlockInCull, and some blocks are culled.
-func TestBlockInCull(t *testing.T) {
+// TestAppendInCull checks the culling hierarchy against the per-vertex
+// test at random poses, near and overlapping, with and without a culling
+// extension, and at poses of one shape against itself, coincident or side
+// by side and touching (vertices on the faces of the culling volumes,
+// where the boxes' slack keeps them):
+// over whole ranges and random sub-ranges of VertexOrder, AppendInCull
+// returns exactly the vertices that pass InCull, in that order; and its
+// boxes cull some vertices without testing them.
+func TestAppendInCull(t *testing.T) {
 	shapes := cullShapes(t)
 	rng := rand.New(rand.NewPCG(7, 21))
-	pairs := [][2]string{{"bunny", "duck"}, {"teddy", "torus"}, {"duck", "bunny"}, {"torus", "teddy"}, {"star", "star"}}
-	tested, skipped := 0, 0
+	pairs := [][2]string{{"bunny", "duck"}, {"teddy", "torus"}, {"duck", "bunny"}, {"torus", "teddy"}, {"star", "star"}, {"duck", "duck"}}
+	passed, culled, onFace := 0, 0, 0
+	var got, want []int32
 	for _, names := range pairs {
 		a, b := shapes[names[0]], shapes[names[1]]
 		scale := a.Size() + b.Size()
 		planar := a.Dim() == Dim2
+		order := a.VertexOrder()
 		for i := 0; i < 150; i++ {
 			var pa, pb Pose
-			if planar {
+			self := a == b && (i%10 == 9 || i%10 == 8 && !planar)
+			switch {
+			case i%10 == 9 && a == b && planar:
+				pa = Pose2D(scale*rng.Float64(), 0, 2*math.Pi*rng.Float64())
+				pb = pa
+			case i%10 == 9 && a == b:
+				pa, _ = randomPoses(rng, a, b, 0)
+				pb = pa
+			case i%10 == 8 && a == b && !planar:
+				// Side by side, touching: A's extreme vertices on the
+				// faces of B's box.
+				k := rng.IntN(3)
+				pa = Identity
+				pb = Identity
+				pb.Pos[k] = a.bounds.Max[k] - a.bounds.Min[k]
+			case planar:
 				pa = Pose2D(0, 0, 2*math.Pi*rng.Float64())
 				r := scale * (0.2 + 0.9*rng.Float64())
 				ang := 2 * math.Pi * rng.Float64()
 				pb = Pose2D(r*math.Cos(ang), r*math.Sin(ang), 2*math.Pi*rng.Float64())
-			} else {
+			default:
 				pa, pb = randomPoses(rng, a, b, scale*(0.2+0.9*rng.Float64()))
 			}
 			var d Direction
 			d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
-			for blk := range a.vblocks {
-				pass := d.BlockInCull(blk)
-				if !pass {
-					skipped++
+			lo, hi := 0, len(order)
+			if i%3 == 1 && !self {
+				lo = rng.IntN(len(order))
+				hi = lo + rng.IntN(len(order)-lo+1)
+			}
+			want = want[:0]
+			for _, v := range order[lo:hi] {
+				if d.InCull(v) {
+					want = append(want, v)
 				}
-				for _, v := range a.BlockVertices(blk) {
-					if d.InCull(v) {
-						tested++
-						if !pass {
-							t.Fatalf("%v pose %d: vertex %d passes InCull but its block %d was culled", names, i, v, blk)
-						}
+			}
+			got = d.AppendInCull(got[:0], lo, hi)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v pose %d, range [%d, %d): AppendInCull gives %d vertices %v, InCull %d %v", names, i, lo, hi, len(got), got, len(want), want)
+			}
+			switch {
+			case self && i%2 == 0:
+				// No extension: whether the touching vertices
+				// pass is up to rounding, so count them.
+				onFace += len(got)
+			case self && len(got) == 0:
+				t.Errorf("%v pose %d: coincident or touching shapes, no vertex passes", names, i)
+			}
+			passed += len(got)
+			var c boxCull
+			if !d.Cull.Empty() {
+				c.set(&d)
+				for l := range a.vleaves {
+					if !c.meets(&a.vleaves[l]) {
+						culled++
 					}
 				}
 			}
 		}
 	}
-	if tested == 0 || skipped == 0 {
-		t.Errorf("%d vertices in the culling volumes, %d blocks culled: the poses do not exercise the test", tested, skipped)
+	if passed == 0 || culled == 0 || onFace == 0 {
+		t.Errorf("%d vertices passed (%d of them on a face of the culling volumes), %d leaves culled: the poses do not exercise the test", passed, onFace, culled)
 	}
 }
 

@@ -103,6 +103,8 @@ type Shape struct {
 	size    float64             // half the bounding-box diagonal
 	vorder  []int32             // vertex indices, block by block (BlockVertices)
 	vblocks []AABB              // per vertex block: bounds of its vertices
+	vgroups []AABB              // per group of blockGroup blocks: bounds of its vertices
+	vleaves []AABB              // per leaf of vertexLeaf vertices (VertexOrder): bounds of its vertices
 	vballs  [][4]float64        // per vertex block: centre x, y, z and radius of a ball holding its vertices
 	exit    []float64           // per vertex: where its inward ray leaves the shape (ownExit)
 	thick   float64             // smallest finite exit distance (Thickness)
@@ -133,13 +135,25 @@ var dopAxis = func() [dopAxes][3]float64 {
 // culling (see Direction.BlockInCull and Shape.VertexOrder).
 const VertexBlock = 32
 
+// The culling hierarchy (Direction.AppendInCull) has three levels of
+// boxes over VertexOrder: groups of blockGroup blocks, the blocks, and
+// leaves of vertexLeaf vertices; groupVertices is a group's size in
+// vertices. Each level's boxes cover aligned runs of VertexOrder.
+const (
+	vertexLeaf    = 8
+	blockGroup    = 4
+	groupVertices = blockGroup * VertexBlock
+)
+
 // VertexOrder returns the shape's vertex indices grouped in blocks: block b
 // is VertexOrder()[b·VertexBlock : min((b+1)·VertexBlock, NumVertices())].
-// The blocks are spatially compact (the leaves of a median split of the
-// vertices, unless runs of consecutive indices are tighter), so that
-// culling a block by its box (Direction.BlockInCull) rejects most vertices
-// outside a culling volume without testing them; the indices within a
-// block are increasing. The slice is shared: do not modify it.
+// The blocks are spatially compact (nodes of a median split of the
+// vertices, unless runs of consecutive indices are tighter), and so are
+// the groups of blockGroup blocks and the leaves of vertexLeaf vertices
+// within a block, so that culling by their boxes (Direction.AppendInCull)
+// rejects most vertices outside a culling volume without testing them;
+// the indices within a leaf are increasing. The slice is shared: do not
+// modify it.
 func (s *Shape) VertexOrder() []int32 { return s.vorder }
 
 // BlockVertices returns the vertex indices of block b (see VertexOrder).
@@ -363,6 +377,18 @@ func (s *Shape) finish() {
 		}
 		s.vballs = append(s.vballs, [4]float64{c[0], c[1], c[2], r * (1 + 1e-12)})
 	}
+	s.vgroups = runBoxes(s.verts, s.vorder, groupVertices)
+	s.vleaves = runBoxes(s.verts, s.vorder, vertexLeaf)
+}
+
+// runBoxes returns the boxes of the runs of n consecutive entries of
+// order (the last one possibly shorter).
+func runBoxes(verts [][3]float64, order []int32, n int) []AABB {
+	boxes := make([]AABB, 0, (len(order)+n-1)/n)
+	for lo := 0; lo < len(order); lo += n {
+		boxes = append(boxes, blockBox(verts, order[lo:min(lo+n, len(order))]))
+	}
+	return boxes
 }
 
 // boundingSphere returns a sphere containing every point of pts: a centre
@@ -444,18 +470,26 @@ func blockBox(verts [][3]float64, blk []int32) AABB {
 }
 
 // spatialOrder returns the indices of verts grouped in spatially compact
-// blocks of VertexBlock (the last one possibly shorter): a median split of
-// the vertices along the longest axis of their bounding box, recursively,
-// with every left part a whole number of blocks. Within a block the
-// indices are increasing. Ties are broken by index, so the order depends
-// only on the vertices.
+// groups, blocks and leaves (groupVertices, VertexBlock and vertexLeaf
+// vertices, the last of each possibly shorter): a median split of the
+// vertices along the longest axis of their bounding box, recursively,
+// with every left part a whole number of the largest of these units that
+// is smaller than the part split, so that every aligned group, block and
+// leaf is a node of the split. Within a leaf the indices are increasing.
+// Ties are broken by index, so the order depends only on the vertices.
 func spatialOrder(verts [][3]float64) []int32 {
 	order := identity(len(verts))
 	var split func(idx []int32)
 	split = func(idx []int32) {
-		if len(idx) <= VertexBlock {
+		if len(idx) <= vertexLeaf {
 			slices.Sort(idx)
 			return
+		}
+		unit := vertexLeaf
+		for _, u := range [...]int{VertexBlock, groupVertices} {
+			if len(idx) > u {
+				unit = u
+			}
 		}
 		b := blockBox(verts, idx)
 		axis := 0
@@ -470,8 +504,8 @@ func spatialOrder(verts [][3]float64) []int32 {
 			}
 			return cmp.Compare(a, b)
 		})
-		blocks := (len(idx) + VertexBlock - 1) / VertexBlock
-		mid := (blocks + 1) / 2 * VertexBlock
+		units := (len(idx) + unit - 1) / unit
+		mid := (units + 1) / 2 * unit
 		split(idx[:mid])
 		split(idx[mid:])
 	}

@@ -134,32 +134,104 @@ func (d *Direction) InCull(v int32) bool {
 	return d.gridMin == 0 || !d.Dst.grid.far(ox, oy, oz, d.gridMin)
 }
 
-// BlockInCull reports whether any vertex of block b (Src.BlockVertices(b))
-// may pass InCull: the block's box must meet the culling box in Src's
-// frame, and Dst's grown box and DOP in Dst's frame. A false answer skips
-// the whole block.
-func (d *Direction) BlockInCull(b int) bool {
-	bb := &d.Src.vblocks[b]
-	lc := &d.localCull
-	if bb.Min[0] > lc.Max[0] || bb.Max[0] < lc.Min[0] || bb.Min[1] > lc.Max[1] || bb.Max[1] < lc.Min[1] ||
-		bb.Min[2] > lc.Max[2] || bb.Max[2] < lc.Min[2] {
+// AppendInCull appends to dst the vertices at positions [lo, hi) of
+// Src.VertexOrder() that pass InCull, in that order, and returns the
+// extended slice. It tests the boxes of the culling hierarchy first
+// (groups, blocks, leaves; see Shape.VertexOrder), each against the same
+// volumes as InCull less its outside grid, and a vertex only where all
+// the boxes holding it pass: the result is exactly that of InCull on
+// every vertex of the range.
+func (d *Direction) AppendInCull(dst []int32, lo, hi int) []int32 {
+	src := d.Src
+	hi = min(hi, len(src.vorder))
+	if lo >= hi || d.Cull.Empty() {
+		return dst
+	}
+	var c boxCull
+	c.set(d)
+	for g := lo / groupVertices; g*groupVertices < hi; g++ {
+		if !c.meets(&src.vgroups[g]) {
+			continue
+		}
+		gEnd := min(hi, (g+1)*groupVertices)
+		for b := max(lo, g*groupVertices) / VertexBlock; b*VertexBlock < gEnd; b++ {
+			if !c.meets(&src.vblocks[b]) {
+				continue
+			}
+			bEnd := min(gEnd, (b+1)*VertexBlock)
+			for l := max(lo, b*VertexBlock) / vertexLeaf; l*vertexLeaf < bEnd; l++ {
+				if !c.meets(&src.vleaves[l]) {
+					continue
+				}
+				for _, v := range src.vorder[max(lo, l*vertexLeaf):min(bEnd, (l+1)*vertexLeaf)] {
+					if d.InCull(v) {
+						dst = append(dst, v)
+					}
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// boxCull tests boxes of Src's frame against a Direction's culling
+// volumes (InCull's, less the outside grid): the local culling box, then
+// the slabs of Dst's grown box and 26-DOP, each mapped into Src's frame
+// as an axis a (unit), the mid-point m and half-width w of its slab along
+// a. A box of centre c and half-extents e meets a slab when
+// |a·c − m| ≤ |a|·e + w. The half-widths carry a slack, as localCull
+// does, for the rounding by which InCull's own arithmetic (in Dst's
+// frame) could pass a vertex on a box's face that this test, computed
+// otherwise, would put just outside.
+type boxCull struct {
+	local AABB
+	axis  [3 + dopAxes][3]float64
+	abs   [3 + dopAxes][3]float64
+	mid   [3 + dopAxes]float64
+	half  [3 + dopAxes]float64
+}
+
+// set prepares c for the Direction d (after SetCull, Cull not empty).
+func (c *boxCull) set(d *Direction) {
+	c.local = d.localCull
+	r, t := &d.SrcToDst.R, &d.SrcToDst.T
+	slack := 1e-12 * (d.Src.scale + d.Dst.scale + math.Abs(t[0]) + math.Abs(t[1]) + math.Abs(t[2]) + d.dstCull.Max[0] - d.dstCull.Min[0])
+	for k := range c.axis {
+		// Dst's axis u, in Src's frame: Rᵀu; the point x of Src's frame
+		// is at u·(Rx + t) = (Rᵀu)·x + u·t along it.
+		var u [3]float64
+		var lo, hi float64
+		if k < 3 {
+			u[k] = 1
+			lo, hi = d.dstCull.Min[k], d.dstCull.Max[k]
+		} else {
+			u = dopAxis[k-3]
+			lo, hi = d.dstDOP[k-3][0], d.dstDOP[k-3][1]
+		}
+		ut := u[0]*t[0] + u[1]*t[1] + u[2]*t[2]
+		for i := range 3 {
+			a := u[0]*r[i] + u[1]*r[3+i] + u[2]*r[6+i]
+			c.axis[k][i], c.abs[k][i] = a, math.Abs(a)
+		}
+		c.mid[k] = 0.5*(lo+hi) - ut
+		c.half[k] = 0.5*(hi-lo) + slack
+	}
+}
+
+// meets reports whether box b (Src's frame) may hold a vertex that passes
+// InCull.
+func (c *boxCull) meets(b *AABB) bool {
+	lc := &c.local
+	if b.Min[0] > lc.Max[0] || b.Max[0] < lc.Min[0] || b.Min[1] > lc.Max[1] || b.Max[1] < lc.Min[1] ||
+		b.Min[2] > lc.Max[2] || b.Max[2] < lc.Min[2] {
 		return false
 	}
-	db := bb.Transformed(&d.SrcToDst)
-	dc := &d.dstCull
-	if db.Min[0] > dc.Max[0] || db.Max[0] < dc.Min[0] || db.Min[1] > dc.Max[1] || db.Max[1] < dc.Min[1] ||
-		db.Min[2] > dc.Max[2] || db.Max[2] < dc.Min[2] {
-		return false
-	}
-	// The block's box against Dst's DOP slabs: project its centre and
-	// half-extents on each axis.
-	cx, cy, cz := 0.5*(db.Min[0]+db.Max[0]), 0.5*(db.Min[1]+db.Max[1]), 0.5*(db.Min[2]+db.Max[2])
-	ex, ey, ez := 0.5*(db.Max[0]-db.Min[0]), 0.5*(db.Max[1]-db.Min[1]), 0.5*(db.Max[2]-db.Min[2])
-	for k := range d.dstDOP {
-		ax, sl := &dopAxis[k], &d.dstDOP[k]
-		c := ax[0]*cx + ax[1]*cy + ax[2]*cz
-		r := math.Abs(ax[0])*ex + math.Abs(ax[1])*ey + math.Abs(ax[2])*ez
-		if c+r < sl[0] || c-r > sl[1] {
+	cx, cy, cz := 0.5*(b.Min[0]+b.Max[0]), 0.5*(b.Min[1]+b.Max[1]), 0.5*(b.Min[2]+b.Max[2])
+	ex, ey, ez := 0.5*(b.Max[0]-b.Min[0]), 0.5*(b.Max[1]-b.Min[1]), 0.5*(b.Max[2]-b.Min[2])
+	for k := range c.axis {
+		a, m := &c.axis[k], &c.abs[k]
+		p := a[0]*cx + a[1]*cy + a[2]*cz - c.mid[k]
+		if math.Abs(p) > m[0]*ex+m[1]*ey+m[2]*ez+c.half[k] {
 			return false
 		}
 	}
