@@ -132,7 +132,7 @@ var dopAxis = func() [dopAxes][3]float64 {
 }()
 
 // VertexBlock is the number of vertices that share a bounding box for
-// culling (see Direction.BlockInCull and Shape.VertexOrder).
+// culling (see Direction.AppendInCull and Shape.VertexOrder).
 const VertexBlock = 32
 
 // The culling hierarchy (Direction.AppendInCull) has three levels of
