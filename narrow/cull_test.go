@@ -280,3 +280,96 @@ func TestInCullKeepsNear(t *testing.T) {
 	}
 	t.Logf("%d vertices near Dst; %d of the %d others culled", near, culled, far)
 }
+
+// slabPasses reports whether point x of Src's frame passes InCull's test of
+// slab k of boxCull (k < 3: Dst's grown box on axis k; else its DOP slab
+// k−3), in InCull's own arithmetic.
+func slabPasses(d *Direction, k int, x [3]float64) bool {
+	o := d.SrcToDst.Apply(x)
+	if k < 3 {
+		return o[k] >= d.dstCull.Min[k] && o[k] <= d.dstCull.Max[k]
+	}
+	ax, sl := &dopAxis[k-3], &d.dstDOP[k-3]
+	p := ax[0]*o[0] + ax[1]*o[1] + ax[2]*o[2]
+	return p >= sl[0] && p <= sl[1]
+}
+
+// TestBoxCullSlabFaces puts small boxes of Src's frame just inside, on
+// and just outside each slab's faces (by 1e-9 and 1e-13 of the shapes'
+// size), at random poses, and checks boxCull.meets against InCull's
+// arithmetic on the boxes' corners: no box with a corner in the slab is
+// culled, and boxes outside by 1e-9 are (the slack is far smaller).
+func TestBoxCullSlabFaces(t *testing.T) {
+	shapes := cullShapes(t)
+	rng := rand.New(rand.NewPCG(5, 17))
+	a, b := shapes["bunny"], shapes["duck"]
+	scale := a.Size() + b.Size()
+	offsets := []float64{-1e-9, -1e-13, 0, 1e-13, 1e-9}
+	onFace := 0
+	for i := 0; i < 200; i++ {
+		pa, pb := randomPoses(rng, a, b, scale*(0.2+0.5*rng.Float64()))
+		var d Direction
+		d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
+		if d.Cull.Empty() {
+			continue
+		}
+		var c boxCull
+		c.set(&d)
+		c.local = AABB{Min: [3]float64{-1e300, -1e300, -1e300}, Max: [3]float64{1e300, 1e300, 1e300}}
+		for k := range c.axis {
+			ax := c.axis[k]
+			e := [3]float64{0.01 * scale * rng.Float64(), 0.01 * scale * rng.Float64(), 0.01 * scale * rng.Float64()}
+			reach := c.abs[k][0]*e[0] + c.abs[k][1]*e[1] + c.abs[k][2]*e[2]
+			lo, hi := d.dstCull.Min[min(k, 2)], d.dstCull.Max[min(k, 2)]
+			if k >= 3 {
+				lo, hi = d.dstDOP[k-3][0], d.dstDOP[k-3][1]
+			}
+			for _, side := range []float64{1, -1} {
+				for _, off := range offsets {
+					// The box's nearest point to the slab, along side·ax,
+					// lies off·scale beyond its face (inside for off < 0).
+					lam := c.mid[k] + side*(0.5*(hi-lo)+off*scale+reach)
+					var box AABB
+					for j := range 3 {
+						cj := lam * ax[j]
+						box.Min[j], box.Max[j] = cj-e[j], cj+e[j]
+					}
+					// Only slab k is tested: the others are made to hold
+					// everything.
+					only := c
+					for j := range only.half {
+						if j != k {
+							only.half[j] = 1e300
+						}
+					}
+					ok := only.meets(&box)
+					in := 0
+					for q := range 8 {
+						var x [3]float64
+						for j := range 3 {
+							x[j] = box.Min[j]
+							if q>>j&1 == 1 {
+								x[j] = box.Max[j]
+							}
+						}
+						if slabPasses(&d, k, x) {
+							in++
+						}
+					}
+					switch {
+					case !ok && in > 0:
+						t.Fatalf("pose %d slab %d side %v offset %g: box culled, %d corners in the slab", i, k, side, off, in)
+					case off == 1e-9 && ok:
+						t.Fatalf("pose %d slab %d side %v: box outside by 1e-9 of the size not culled", i, k, side)
+					}
+					if in > 0 && off >= 0 {
+						onFace++
+					}
+				}
+			}
+		}
+	}
+	if onFace == 0 {
+		t.Error("no box corner on a slab's face: the test does not reach the slack")
+	}
+}
