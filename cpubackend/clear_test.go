@@ -229,3 +229,50 @@ func TestClearPathChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestBoxCullingSameContacts: the papers' culling (narrow.CullBoxes, every
+// vertex in the world boxes' intersection) casts from a superset of
+// irtcd's vertices, and every vertex it adds lies outside the other body,
+// so the standard method returns the same contacts, bit for bit, at every
+// step of pairs wandering in and out of contact, casting more rays.
+func TestBoxCullingSameContacts(t *testing.T) {
+	steps := 120
+	if testing.Short() {
+		steps = 50
+	}
+	rng := rand.New(rand.NewPCG(44, 2))
+	for _, tc := range []struct {
+		name string
+		a, b *narrow.Shape
+	}{
+		{"bunny-bunny", loadMesh(t, "bunny"), loadMesh(t, "bunny")},
+		{"duck-torus", loadMesh(t, "duck"), loadMesh(t, "torus")},
+		{"comb-gear", itComb(t), itGear(t)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ls := lockstepParams(t, tc.a, tc.b,
+				narrow.Params{Method: narrow.MethodStandard},
+				narrow.Params{Method: narrow.MethodStandard, Culling: narrow.CullBoxes})
+			var rays [2]int
+			contacts := 0
+			for k, p := range clearWalk(rng, tc.a, tc.b, steps) {
+				rs := ls.step(t, p[0], p[1])
+				sameContacts(t, fmt.Sprintf("step %d, boxes vs tight", k), rs[1].Contacts, rs[0].Contacts)
+				if t.Failed() {
+					t.FailNow()
+				}
+				contacts += len(rs[0].Contacts)
+				for i := range rays {
+					rays[i] += ls.res[i].Stats.StandardRays
+				}
+			}
+			t.Logf("%d steps, %d contacts; standard rays: %d tight, %d boxes", steps, contacts, rays[0], rays[1])
+			if contacts == 0 {
+				t.Error("the bodies never touched: the walk tests nothing")
+			}
+			if rays[1] <= rays[0] {
+				t.Errorf("the boxes cast %d rays, no more than the tight culling's %d", rays[1], rays[0])
+			}
+		})
+	}
+}

@@ -691,7 +691,10 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 		}
 		return false
 	}
-	if b.noClear {
+	if b.noClear || j.res.Culling == narrow.CullBoxes && j.res.Method == narrow.MethodPredictive {
+		// With the papers' culling a standard step may also predict
+		// from vertices that no clearance covers (farther than
+		// DistanceExtension from the other body): no clear path.
 		b.standardDirs(j, i)
 		return false
 	}
@@ -856,8 +859,14 @@ func (b *Backend) doTask(i, w int) {
 	}
 	var out narrow.Outcome
 	// The vertices that pass InCull, found through the culling hierarchy
-	// (Direction.AppendInCull), are cast in vertex order.
-	cands := dir.AppendInCull(b.cands[w][:0], int(t.lo), int(t.hi))
+	// (Direction.AppendInCull), or with the papers' culling those in the
+	// world boxes' intersection, are cast in vertex order.
+	var cands []int32
+	if r.Culling == narrow.CullBoxes {
+		cands = dir.AppendInBoxes(b.cands[w][:0], int(t.lo), int(t.hi))
+	} else {
+		cands = dir.AppendInCull(b.cands[w][:0], int(t.lo), int(t.hi))
+	}
 	b.cands[w] = cands
 	slices.Sort(cands)
 	for _, v := range cands {

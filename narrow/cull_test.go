@@ -373,3 +373,58 @@ func TestBoxCullSlabFaces(t *testing.T) {
 		t.Error("no box corner on a slab's face: the test does not reach the slack")
 	}
 }
+
+// TestAppendInBoxes checks the papers' culling against its definition at
+// random poses and sub-ranges: exactly the vertices whose world position
+// lies in Cull, in VertexOrder's order, and a superset of AppendInCull's.
+func TestAppendInBoxes(t *testing.T) {
+	shapes := cullShapes(t)
+	rng := rand.New(rand.NewPCG(9, 4))
+	more := 0
+	for _, names := range [][2]string{{"bunny", "duck"}, {"teddy", "torus"}, {"star", "star"}} {
+		a, b := shapes[names[0]], shapes[names[1]]
+		scale := a.Size() + b.Size()
+		order := a.VertexOrder()
+		for i := 0; i < 60; i++ {
+			var pa, pb Pose
+			if a.Dim() == Dim2 {
+				pa, pb = Pose2D(0, 0, 2*math.Pi*rng.Float64()), Pose2D(scale*rng.Float64(), scale*(rng.Float64()-0.5), 2*math.Pi*rng.Float64())
+			} else {
+				pa, pb = randomPoses(rng, a, b, scale*(0.2+0.9*rng.Float64()))
+			}
+			var d Direction
+			d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
+			lo, hi := 0, len(order)
+			if i%3 == 1 {
+				lo = rng.IntN(len(order))
+				hi = lo + rng.IntN(len(order)-lo+1)
+			}
+			var want []int32
+			if !d.Cull.Empty() {
+				for _, v := range order[lo:hi] {
+					if d.Cull.Contains(d.SrcWorld.Apply(a.verts[v])) {
+						want = append(want, v)
+					}
+				}
+			}
+			got := d.AppendInBoxes(nil, lo, hi)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v pose %d: AppendInBoxes %v, want %v", names, i, got, want)
+			}
+			tight := d.AppendInCull(nil, lo, hi)
+			k := 0
+			for _, v := range got {
+				if k < len(tight) && tight[k] == v {
+					k++
+				}
+			}
+			if k != len(tight) {
+				t.Fatalf("%v pose %d: a vertex of AppendInCull %v is not in AppendInBoxes %v", names, i, tight, got)
+			}
+			more += len(got) - len(tight)
+		}
+	}
+	if more == 0 {
+		t.Error("the boxes never held more vertices than the tight culling")
+	}
+}

@@ -98,12 +98,57 @@ func ParseResponse(s string) (Response, error) {
 	return 0, fmt.Errorf("%w: unknown response %q (want mtd, ray or weighted)", ErrBadParams, s)
 }
 
+// Culling selects the vertices a standard step casts rays from.
+type Culling uint8
+
+// Cullings. The zero value is irtcd's.
+const (
+	// CullTight casts from the vertices that pass every test of
+	// Direction.InCull: in the two world bounding boxes' intersection,
+	// the other body's local box and 26-DOP and its outside grid, all
+	// grown by DistanceExtension (docs/DESIGN.md, "Which vertices cast
+	// rays").
+	CullTight Culling = iota
+	// CullBoxes casts from every vertex in the intersection of the two
+	// world bounding boxes grown by DistanceExtension: the ray-count
+	// optimisation of Hermann et al. (2008) that the IRTCD papers'
+	// standard algorithm uses (Lehericey et al. 2013b, §3.1). A standard
+	// step returns the same contacts as with CullTight (every vertex it
+	// adds lies outside the other body), casting many more rays; with
+	// prediction, vertices farther than DistanceExtension from the other
+	// body may add predictions, as in the papers, and pairs take no clear
+	// path. For reproducing the papers' baseline.
+	CullBoxes
+)
+
+// String returns the culling's name as ParseCulling accepts it.
+func (c Culling) String() string {
+	switch c {
+	case CullTight:
+		return "tight"
+	case CullBoxes:
+		return "boxes"
+	}
+	return "culling?"
+}
+
+// ParseCulling accepts "tight" and "boxes".
+func ParseCulling(s string) (Culling, error) {
+	for _, c := range []Culling{CullTight, CullBoxes} {
+		if s == c.String() {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown culling %q (want tight or boxes)", ErrBadParams, s)
+}
+
 // Params configures a backend. Zero fields take defaults derived, per pair,
 // from the two shapes' sizes (see Resolve).
 type Params struct {
 	Method    Method
 	Traversal Traversal
 	Response  Response
+	Culling   Culling
 
 	// DisplacementThreshold bounds the relative displacement (Eq. 2 of
 	// Lehericey et al. 2013) under which a pair is updated iteratively.
@@ -185,6 +230,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: traversal %d", ErrBadParams, p.Traversal)
 	case p.Response > ResponseWeighted:
 		return fmt.Errorf("%w: response %d", ErrBadParams, p.Response)
+	case p.Culling > CullBoxes:
+		return fmt.Errorf("%w: culling %d", ErrBadParams, p.Culling)
 	case !finite(p.DisplacementThreshold) || p.DisplacementThreshold < 0:
 		return bad("DisplacementThreshold", p.DisplacementThreshold)
 	case !finite(p.Confidence) || (p.Confidence != 0 && p.Confidence < 1):
@@ -214,6 +261,7 @@ type Resolved struct {
 	Method                Method
 	Traversal             Traversal
 	Response              Response
+	Culling               Culling
 	DisplacementThreshold float64
 	TouchThreshold        float64 // with prediction, the iterative bound on the vertices that can touch (see touchFactor); 0 without
 	Confidence            float64
@@ -259,7 +307,7 @@ const (
 
 // Resolve fills in the defaults for a pair of shapes.
 func (p Params) Resolve(a, b *Shape) Resolved {
-	r := Resolved{Method: p.Method, Traversal: p.Traversal, Response: p.Response, Speculative: p.Speculative}
+	r := Resolved{Method: p.Method, Traversal: p.Traversal, Response: p.Response, Culling: p.Culling, Speculative: p.Speculative}
 	r.Confidence = p.Confidence
 	if r.Confidence == 0 {
 		r.Confidence = 2

@@ -355,6 +355,8 @@ func TestParamsValidate(t *testing.T) {
 		{"unknown Method", Params{Method: MethodStandard + 1}, false},
 		{"unknown Traversal", Params{Traversal: TraversalBasic + 1}, false},
 		{"unknown Response", Params{Response: ResponseWeighted + 1}, false},
+		{"the papers' culling", Params{Culling: CullBoxes}, true},
+		{"unknown Culling", Params{Culling: CullBoxes + 1}, false},
 		{"Speculative, predictive", Params{Method: MethodPredictive, Speculative: true}, true},
 		{"Speculative, iterative", Params{Method: MethodIterative, Speculative: true}, false},
 		{"Speculative, standard", Params{Method: MethodStandard, Speculative: true}, false},
@@ -395,6 +397,14 @@ func TestParseMethodTraversal(t *testing.T) {
 	}
 	if _, err := ParseTraversal(""); !errors.Is(err, ErrBadParams) {
 		t.Errorf("ParseTraversal(\"\") = %v", err)
+	}
+	for _, c := range []Culling{CullTight, CullBoxes} {
+		if got, err := ParseCulling(c.String()); err != nil || got != c {
+			t.Errorf("ParseCulling(%v.String()) = %v, %v", c, got, err)
+		}
+	}
+	if _, err := ParseCulling("box"); !errors.Is(err, ErrBadParams) {
+		t.Errorf("ParseCulling(\"box\") = %v", err)
 	}
 }
 

@@ -174,6 +174,26 @@ func (d *Direction) AppendInCull(dst []int32, lo, hi int) []int32 {
 	return dst
 }
 
+// AppendInBoxes appends to dst the vertices at positions [lo, hi) of
+// Src.VertexOrder() whose world position lies in Cull, the intersection of
+// the two world bounding boxes grown by SetCull's ext, in that order, and
+// returns the extended slice: the culling of Hermann et al. (2008) that
+// the IRTCD papers' standard algorithm uses (Params.Culling, CullBoxes).
+// It holds every vertex AppendInCull returns.
+func (d *Direction) AppendInBoxes(dst []int32, lo, hi int) []int32 {
+	src := d.Src
+	hi = min(hi, len(src.vorder))
+	if lo >= hi || d.Cull.Empty() {
+		return dst
+	}
+	for _, v := range src.vorder[lo:hi] {
+		if d.Cull.Contains(d.SrcWorld.Apply(src.verts[v])) {
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
+
 // boxCull tests boxes of Src's frame against a Direction's culling
 // volumes (InCull's, less the outside grid): the local culling box, then
 // the slabs of Dst's grown box and 26-DOP, each mapped into Src's frame

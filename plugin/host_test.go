@@ -55,6 +55,7 @@ func TestPluginMatchesInProcess(t *testing.T) {
 		{"predictive", narrow.Params{}},
 		{"predictive-speculative", narrow.Params{Speculative: true}},
 		{"iterative-hermann", narrow.Params{Method: narrow.MethodIterative, Confidence: 3, Reach: -1}},
+		{"predictive-boxes", narrow.Params{Culling: narrow.CullBoxes}},
 		{"standard-basic-ray", narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, ManifoldSize: 3}},
 	} {
 		for _, tr := range transports {

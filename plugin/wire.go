@@ -601,6 +601,7 @@ func encodeParams(p narrow.Params) *pb.Params {
 		Method:                uint32(p.Method),
 		Traversal:             uint32(p.Traversal),
 		Response:              uint32(p.Response),
+		Culling:               uint32(p.Culling),
 		DisplacementThreshold: p.DisplacementThreshold,
 		Confidence:            p.Confidence,
 		DistanceExtension:     p.DistanceExtension,
@@ -617,8 +618,8 @@ func decodeParams(m *pb.Params) (narrow.Params, error) {
 	if m == nil {
 		return narrow.Params{}, malformed("no parameters")
 	}
-	if m.Method > math.MaxUint8 || m.Traversal > math.MaxUint8 || m.Response > math.MaxUint8 {
-		return narrow.Params{}, malformed("method %d, traversal %d, response %d", m.Method, m.Traversal, m.Response)
+	if m.Method > math.MaxUint8 || m.Traversal > math.MaxUint8 || m.Response > math.MaxUint8 || m.Culling > math.MaxUint8 {
+		return narrow.Params{}, malformed("method %d, traversal %d, response %d, culling %d", m.Method, m.Traversal, m.Response, m.Culling)
 	}
 	if m.MaxIt < 0 || m.MaxIt > math.MaxInt32 || m.ManifoldSize < 0 || m.ManifoldSize > math.MaxInt32 {
 		return narrow.Params{}, malformed("MaxIt %d, ManifoldSize %d", m.MaxIt, m.ManifoldSize)
@@ -627,6 +628,7 @@ func decodeParams(m *pb.Params) (narrow.Params, error) {
 		Method:                narrow.Method(m.Method),
 		Traversal:             narrow.Traversal(m.Traversal),
 		Response:              narrow.Response(m.Response),
+		Culling:               narrow.Culling(m.Culling),
 		DisplacementThreshold: m.DisplacementThreshold,
 		Confidence:            m.Confidence,
 		DistanceExtension:     m.DistanceExtension,

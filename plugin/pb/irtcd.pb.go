@@ -46,8 +46,10 @@ type Params struct {
 	ManifoldAngle         float64                `protobuf:"fixed64,9,opt,name=manifold_angle,json=manifoldAngle,proto3" json:"manifold_angle,omitempty"`
 	Reach                 float64                `protobuf:"fixed64,10,opt,name=reach,proto3" json:"reach,omitempty"`
 	Speculative           bool                   `protobuf:"varint,11,opt,name=speculative,proto3" json:"speculative,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// narrow.Culling: 0 tight, 1 the papers' boxes.
+	Culling       uint32 `protobuf:"varint,12,opt,name=culling,proto3" json:"culling,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Params) Reset() {
@@ -155,6 +157,13 @@ func (x *Params) GetSpeculative() bool {
 		return x.Speculative
 	}
 	return false
+}
+
+func (x *Params) GetCulling() uint32 {
+	if x != nil {
+		return x.Culling
+	}
+	return 0
 }
 
 type ConfigureRequest struct {
@@ -1324,7 +1333,7 @@ var File_irtcd_proto protoreflect.FileDescriptor
 
 const file_irtcd_proto_rawDesc = "" +
 	"\n" +
-	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\xfb\x02\n" +
+	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\x95\x03\n" +
 	"\x06Params\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\rR\x06method\x12\x1c\n" +
 	"\ttraversal\x18\x02 \x01(\rR\ttraversal\x12\x1a\n" +
@@ -1339,7 +1348,8 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x0emanifold_angle\x18\t \x01(\x01R\rmanifoldAngle\x12\x14\n" +
 	"\x05reach\x18\n" +
 	" \x01(\x01R\x05reach\x12 \n" +
-	"\vspeculative\x18\v \x01(\bR\vspeculative\"]\n" +
+	"\vspeculative\x18\v \x01(\bR\vspeculative\x12\x18\n" +
+	"\aculling\x18\f \x01(\rR\aculling\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
 	"\aworkers\x18\x02 \x01(\x05R\aworkers\"?\n" +
