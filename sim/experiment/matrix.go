@@ -30,6 +30,7 @@ type matrix struct {
 	bvh, basic   [3]*scene3d.Trace
 	spec         *scene3d.Trace    // BVH, iterative + predictive with speculative contacts (narrow.Params.Speculative)
 	bullet       [2]*scene3d.Trace // BVH, iterative and iterative + predictive with Bullet's solver constants (bulletSolver)
+	boxes        [3]*scene3d.Trace // BVH, the three methods with the papers' culling (narrow.CullBoxes)
 	pics         *pictures
 	sameStd      bool // the basic and BVH standard runs saw the same pairs, contacts and depths (when basicN == n)
 	sameIter     bool // likewise for the iterative runs
@@ -39,13 +40,15 @@ type matrix struct {
 
 // matrixSpecs returns the runs of a matrix: BVH then basic, each
 // standard, iterative, predictive; the BVH predictive run with
-// speculative contacts; and the BVH iterative and predictive runs with
+// speculative contacts; the BVH iterative and predictive runs with
 // Bullet's solver constants (the latter is also Table 2's re-projection
-// run with them, runReprojectionScenes).
-func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec runSpec, bullet [2]runSpec) {
+// run with them, runReprojectionScenes); and the three BVH methods with
+// the papers' culling, without reference.
+func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec runSpec, bullet [2]runSpec, boxes [3]runSpec) {
 	for k, m := range methods {
 		bvh[k] = runSpec{scene: sc, n: n, params: narrow.Params{Method: m, Traversal: narrow.TraversalBVH}, ref: true}
 		basic[k] = runSpec{scene: sc, n: basicN, params: narrow.Params{Method: m, Traversal: narrow.TraversalBasic}}
+		boxes[k] = runSpec{scene: sc, n: n, params: narrow.Params{Method: m, Traversal: narrow.TraversalBVH, Culling: narrow.CullBoxes}}
 	}
 	spec = bvh[pred]
 	spec.params.Speculative = true
@@ -53,18 +56,19 @@ func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec r
 	for k := range bullet {
 		bullet[k].bullet = true
 	}
-	return bvh, basic, spec, bullet
+	return bvh, basic, spec, bullet, boxes
 }
 
 // runMatrix runs the matrix of scene sc, rendering shots from the BVH
 // predictive run (irtcd's default).
 func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n, basicN int, shots []snapshot) (*matrix, error) {
-	bvh, basic, spec, bullet := matrixSpecs(sc, n, basicN)
+	bvh, basic, spec, bullet, boxes := matrixSpecs(sc, n, basicN)
 	tr := newTracker(c, name)
 	tr.plan(c, bvh[:]...)
 	tr.plan(c, spec)
 	tr.plan(c, basic[:]...)
 	tr.plan(c, bullet[:]...)
+	tr.plan(c, boxes[:]...)
 	// The pictured run is always simulated: count it if it was cached.
 	if _, ok := c.runs.get(bvh[pred].key(c)); ok {
 		tr.total += bvh[pred].stepsFor()
@@ -90,6 +94,11 @@ func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n
 		return nil, err
 	}
 	copy(m.bullet[:], out)
+	// The papers' baseline: timed, in lockstep like the others.
+	if out, err = c.lockstep(ctx, boxes[:], tr, nil); err != nil {
+		return nil, err
+	}
+	copy(m.boxes[:], out)
 	if !m.basicReduced {
 		m.sameStd = identical(m.bvh[std].Steps, m.basic[std].Steps)
 		m.sameIter = identical(m.bvh[iter].Steps, m.basic[iter].Steps)
@@ -344,4 +353,42 @@ func speculativeCost(m *matrix, scene string) *Table {
 			fmt.Sprintf("%s (%s)", num(float64(points)/n, 0), num(float64(specPts)/n, 0)), num(accuracyOf(r.tr.Steps, all).rayLength, 1))
 	}
 	return t
+}
+
+// papersBaseline returns the table that times IRTCD against the papers'
+// own baseline: the BVH runs with narrow.CullBoxes, whose standard
+// algorithm casts from every vertex in the world boxes' intersection
+// (Hermann et al.'s culling, which the papers' standard algorithm uses),
+// over the spans sps with the papers' figures paper (NaN: none
+// published). It also returns, per span, the iterative speed-up (ratio
+// of means) and the time cost of prediction (iterative over predictive
+// time).
+func papersBaseline(m *matrix, scene string, sps []span, paper []float64) (t *Table, speedup, predCost []float64) {
+	t = &Table{
+		Caption: fmt.Sprintf("Against the papers' own baseline, %s (BVH): the three methods again with the papers' culling, narrow.CullBoxes (a standard step casts from every vertex in the intersection of the two world bounding boxes grown by distanceExtension, Hermann et al.'s ray-count optimisation, 2013b §3.1), run in lockstep like the others. Iterative speed-up (ratio of means / of medians) against the paper's; the standard algorithm's time per step and rays per step with the papers' culling and with irtcd's; the time cost of prediction (iterative time over iterative + predictive time).", scene),
+		Header:  []string{"steps", "paper", "iterative speed-up, mean / median", "irtcd / paper", "standard, ms/step: papers' culling / irtcd's", "standard rays/step: papers' culling / irtcd's", "prediction t_it / t_pred"},
+		Align:   "lrrrrrr",
+	}
+	b, ours := m.boxes, m.bvh[std]
+	for k, sp := range sps {
+		sp := sp.clip(len(b[std].Steps))
+		mean, med := speedups(b[std], b[iter], sp)
+		cost, _ := speedups(b[iter], b[pred], sp)
+		speedup, predCost = append(speedup, mean), append(predCost, cost)
+		rays := func(tr *scene3d.Trace) float64 {
+			n := 0
+			for _, st := range tr.Steps[sp.from:sp.to] {
+				n += st.StandardRays
+			}
+			return div(float64(n), float64(sp.to-sp.from))
+		}
+		p := num(paper[k], 1)
+		if math.IsNaN(paper[k]) {
+			p = "—"
+		}
+		t.AddRow(sp.String(), p, num(mean, 2)+" / "+num(med, 2), ratio(mean, paper[k]),
+			fmtMs(meanNarrow(b[std].Steps, sp))+" / "+fmtMs(meanNarrow(ours.Steps, sp)),
+			num(rays(b[std]), 0)+" / "+num(rays(ours), 0), times(cost, 2))
+	}
+	return t, speedup, predCost
 }
