@@ -50,13 +50,19 @@ func ParseMethod(s string) (Method, error) {
 
 // ParseTraversal accepts "bvh" and "basic".
 func ParseTraversal(s string) (Traversal, error) {
-	switch s {
-	case "bvh":
-		return TraversalBVH, nil
-	case "basic":
-		return TraversalBasic, nil
+	return parseName(s, "traversal", "bvh or basic", TraversalBVH, TraversalBasic)
+}
+
+// parseName returns the value among vals whose String is s, or an error
+// naming what was asked for and the names wanted.
+func parseName[T fmt.Stringer](s, what, want string, vals ...T) (T, error) {
+	for _, v := range vals {
+		if v.String() == s {
+			return v, nil
+		}
 	}
-	return 0, fmt.Errorf("%w: unknown traversal %q (want bvh or basic)", ErrBadParams, s)
+	var zero T
+	return zero, fmt.Errorf("%w: unknown %s %q (want %s)", ErrBadParams, what, s, want)
 }
 
 // Response selects how a ray becomes a contact (package reprojection).
@@ -90,12 +96,7 @@ func (r Response) String() string {
 
 // ParseResponse accepts "mtd", "ray" and "weighted".
 func ParseResponse(s string) (Response, error) {
-	for _, r := range []Response{ResponseMTD, ResponseRay, ResponseWeighted} {
-		if s == r.String() {
-			return r, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown response %q (want mtd, ray or weighted)", ErrBadParams, s)
+	return parseName(s, "response", "mtd, ray or weighted", ResponseMTD, ResponseRay, ResponseWeighted)
 }
 
 // Culling selects the vertices a standard step casts rays from.
@@ -134,12 +135,7 @@ func (c Culling) String() string {
 
 // ParseCulling accepts "tight" and "boxes".
 func ParseCulling(s string) (Culling, error) {
-	for _, c := range []Culling{CullTight, CullBoxes} {
-		if s == c.String() {
-			return c, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown culling %q (want tight or boxes)", ErrBadParams, s)
+	return parseName(s, "culling", "tight or boxes", CullTight, CullBoxes)
 }
 
 // Params configures a backend. Zero fields take defaults derived, per pair,
