@@ -154,7 +154,9 @@ func lockstepParams(t *testing.T, a, b *narrow.Shape, ps ...narrow.Params) *itLo
 // only skips work. Several pairs (meshes, the off-centre duck, polygons)
 // wander in one batch, in contact and apart; a backend with the clear
 // path and one without it must return the same contacts and manifolds,
-// bit for bit, at every step, with and without prediction, while the
+// bit for bit, at every step, with and without prediction, and with the
+// papers' culling too (whose standard steps also predict from vertices
+// farther than DistanceExtension, which a clear step skips), while the
 // first takes fewer standard steps.
 func TestClearPathChangesNothing(t *testing.T) {
 	steps := 200
@@ -174,12 +176,13 @@ func TestClearPathChangesNothing(t *testing.T) {
 			walks = append(walks, walk{p[0], p[1], clearWalk(rng, p[0], p[1], steps)})
 		}
 	}
-	for _, m := range []narrow.Method{narrow.MethodIterative, narrow.MethodPredictive} {
-		t.Run(m.String(), func(t *testing.T) {
+	for _, p := range []narrow.Params{{Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive},
+		{Method: narrow.MethodIterative, Culling: narrow.CullBoxes}, {Method: narrow.MethodPredictive, Culling: narrow.CullBoxes}} {
+		t.Run(p.Method.String()+"/culling="+p.Culling.String(), func(t *testing.T) {
 			var bes [2]*cpubackend.Backend
 			ids := [2]map[*narrow.Shape]narrow.ShapeID{{}, {}}
 			for i, opts := range [][]cpubackend.Option{nil, {cpubackend.WithoutClearPath()}} {
-				be, err := cpubackend.New(narrow.Params{Method: m}, opts...)
+				be, err := cpubackend.New(p, opts...)
 				if err != nil {
 					t.Fatal(err)
 				}

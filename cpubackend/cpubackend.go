@@ -691,10 +691,7 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 		}
 		return false
 	}
-	if b.noClear || j.res.Culling == narrow.CullBoxes && j.res.Method == narrow.MethodPredictive {
-		// With the papers' culling a standard step may also predict
-		// from vertices that no clearance covers (farther than
-		// DistanceExtension from the other body): no clear path.
+	if b.noClear {
 		b.standardDirs(j, i)
 		return false
 	}

@@ -117,8 +117,9 @@ const (
 	// step returns the same contacts as with CullTight (every vertex it
 	// adds lies outside the other body), casting many more rays; with
 	// prediction, vertices farther than DistanceExtension from the other
-	// body may add predictions, as in the papers, and pairs take no clear
-	// path. For reproducing the papers' baseline.
+	// body may add predictions, as in the papers (none of them can become
+	// a contact before the next standard step: see DistanceExtension).
+	// For reproducing the papers' baseline.
 	CullBoxes
 )
 
