@@ -184,7 +184,7 @@ but no ray hits, as in the paper.`,
 	s.metric("predCostHi", hi)
 
 	// The same with the papers' culling in every method.
-	bt, boxUp, boxCost := papersBaseline(m, "scene 1", ph[:], paperAvalancheBVH[:])
+	bt, boxUp, boxCost := papersBaseline(s, m, "scene 1", ph[:], paperAvalancheBVH[:])
 	s.Tables = append(s.Tables, bt)
 	all := span{"all", 0, len(bs)}
 	cullGain := div(meanNarrow(m.boxes[std].Steps, all), meanNarrow(m.bvh[std].Steps, all))

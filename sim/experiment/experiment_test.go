@@ -138,6 +138,10 @@ func TestExperiments(t *testing.T) {
 				t.Errorf("%s: cumulative ray length %s %v, want finite and positive", name, k, m[k])
 			}
 		}
+		// The papers' culling casts more rays for the same contacts.
+		if m["boxesSameStandard"] != 1 || !(m["boxesRayRatio"] > 1) {
+			t.Errorf("%s: with the papers' culling the standard run saw the same steps: %v, cast %.2f× the rays; want the same steps and more rays", name, m["boxesSameStandard"] == 1, m["boxesRayRatio"])
+		}
 		if !(m["rayLengthSpeculative"] < m["rayLengthPredictive"]) {
 			t.Errorf("%s: cumulative ray length %v with speculative contacts, %v without; want less with", name, m["rayLengthSpeculative"], m["rayLengthPredictive"])
 		}

@@ -360,35 +360,47 @@ func speculativeCost(m *matrix, scene string) *Table {
 // algorithm casts from every vertex in the world boxes' intersection
 // (Hermann et al.'s culling, which the papers' standard algorithm uses),
 // over the spans sps with the papers' figures paper (NaN: none
-// published). It also returns, per span, the iterative speed-up (ratio
-// of means) and the time cost of prediction (iterative over predictive
-// time).
-func papersBaseline(m *matrix, scene string, sps []span, paper []float64) (t *Table, speedup, predCost []float64) {
+// published), and returns, per span, the iterative speed-up (ratio of
+// means) and the time cost of prediction (iterative over predictive
+// time). It records in s whether the standard runs with either culling saw
+// the same pairs, contacts and depths at every step (metric
+// "boxesSameStandard", 1 or 0; they must, culling drops no contact) and
+// the ratio of their standard rays over the whole run ("boxesRayRatio").
+func papersBaseline(s *Section, m *matrix, scene string, sps []span, paper []float64) (t *Table, speedup, predCost []float64) {
+	same := 0.0
+	if identical(m.boxes[std].Steps, m.bvh[std].Steps) {
+		same = 1
+	}
+	s.metric("boxesSameStandard", same)
 	t = &Table{
 		Caption: fmt.Sprintf("Against the papers' own baseline, %s (BVH): the three methods again with the papers' culling, narrow.CullBoxes (a standard step casts from every vertex in the intersection of the two world bounding boxes grown by distanceExtension, Hermann et al.'s ray-count optimisation, 2013b §3.1), run in lockstep like the others. Iterative speed-up (ratio of means / of medians) against the paper's; the standard algorithm's time per step and rays per step with the papers' culling and with irtcd's; the time cost of prediction (iterative time over iterative + predictive time).", scene),
 		Header:  []string{"steps", "paper", "iterative speed-up, mean / median", "irtcd / paper", "standard, ms/step: papers' culling / irtcd's", "standard rays/step: papers' culling / irtcd's", "prediction t_it / t_pred"},
 		Align:   "lrrrrrr",
 	}
 	b, ours := m.boxes, m.bvh[std]
+	all := span{"all", 0, len(ours.Steps)}
+	s.metric("boxesRayRatio", div(standardRays(b[std], all), standardRays(ours, all)))
 	for k, sp := range sps {
 		sp := sp.clip(len(b[std].Steps))
 		mean, med := speedups(b[std], b[iter], sp)
 		cost, _ := speedups(b[iter], b[pred], sp)
 		speedup, predCost = append(speedup, mean), append(predCost, cost)
-		rays := func(tr *scene3d.Trace) float64 {
-			n := 0
-			for _, st := range tr.Steps[sp.from:sp.to] {
-				n += st.StandardRays
-			}
-			return div(float64(n), float64(sp.to-sp.from))
-		}
 		p := num(paper[k], 1)
 		if math.IsNaN(paper[k]) {
 			p = "—"
 		}
 		t.AddRow(sp.String(), p, num(mean, 2)+" / "+num(med, 2), ratio(mean, paper[k]),
 			fmtMs(meanNarrow(b[std].Steps, sp))+" / "+fmtMs(meanNarrow(ours.Steps, sp)),
-			num(rays(b[std]), 0)+" / "+num(rays(ours), 0), times(cost, 2))
+			num(standardRays(b[std], sp), 0)+" / "+num(standardRays(ours, sp), 0), times(cost, 2))
 	}
 	return t, speedup, predCost
+}
+
+// standardRays returns the mean standard rays per step of tr in sp.
+func standardRays(tr *scene3d.Trace, sp span) float64 {
+	n := 0
+	for _, st := range tr.Steps[sp.from:sp.to] {
+		n += st.StandardRays
+	}
+	return div(float64(n), float64(sp.to-sp.from))
 }

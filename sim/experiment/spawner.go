@@ -107,7 +107,7 @@ whole run (our headline) and over its last 10 %% of steps.`,
 	s.Tables = append(s.Tables, detail)
 	s.metric("predCostLo", lo)
 	s.metric("predCostHi", hi)
-	bt, boxUp, _ := papersBaseline(m, "scene 2", []span{whole(m.boxes[std]), last(m.boxes[std])}, []float64{paperSpawnerBVH, math.NaN()})
+	bt, boxUp, _ := papersBaseline(s, m, "scene 2", []span{whole(m.boxes[std]), last(m.boxes[std])}, []float64{paperSpawnerBVH, math.NaN()})
 	s.Tables = append(s.Tables, bt)
 
 	var plots []Plot
