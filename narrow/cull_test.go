@@ -173,8 +173,7 @@ func TestAppendInCull(t *testing.T) {
 			d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
 			lo, hi := 0, len(order)
 			if i%3 == 1 && !self {
-				lo = rng.IntN(len(order))
-				hi = lo + rng.IntN(len(order)-lo+1)
+				lo, hi = subRange(rng, len(order))
 			}
 			want = want[:0]
 			for _, v := range order[lo:hi] {
@@ -396,8 +395,7 @@ func TestAppendInBoxes(t *testing.T) {
 			d.Setup(SideA, a, b, pa, pb, []float64{0, 0.05 * scale}[i%2])
 			lo, hi := 0, len(order)
 			if i%3 == 1 {
-				lo = rng.IntN(len(order))
-				hi = lo + rng.IntN(len(order)-lo+1)
+				lo, hi = subRange(rng, len(order))
 			}
 			var want []int32
 			if !d.Cull.Empty() {
@@ -427,4 +425,10 @@ func TestAppendInBoxes(t *testing.T) {
 	if more == 0 {
 		t.Error("the boxes never held more vertices than the tight culling")
 	}
+}
+
+// subRange returns a random range [lo, hi) within [0, n), possibly empty.
+func subRange(rng *rand.Rand, n int) (lo, hi int) {
+	lo = rng.IntN(n)
+	return lo, lo + rng.IntN(n-lo+1)
 }
