@@ -187,8 +187,11 @@ type Params struct {
 	// loses every contact of a thin feature buried in a face: all inward
 	// rays of a gear tooth 0.01 wide leave the tooth sideways long before
 	// they reach the face it is buried in. Such a hit is kept when it lies
-	// within Reach along the ray. Default: 0.25 × the smaller shape's Size;
-	// negative: pure Hermann (no occluded hit is kept).
+	// within Reach along the ray; with ResponseMTD its contact is the
+	// vertex's distance to the other body's surface, not the ray's
+	// re-projection (Direction.ReachOnly, reprojection.Fill). Default:
+	// 0.25 × the smaller shape's Size; negative: pure Hermann (no occluded
+	// hit is kept).
 	Reach float64
 	// ManifoldSize is the number of points per manifold after reduction.
 	// Default 4 in 3D, 2 in 2D.

@@ -362,6 +362,17 @@ func (d *Direction) Blocked(v int32, t float64) bool {
 	return t > d.Reach && d.Src.Occluded(v, t)
 }
 
+// ReachOnly reports whether a contact whose hit lies at distance t along the
+// ray of vertex v is one that only Reach keeps: the ray left Src before t,
+// so the segment from the vertex to the hit does not lie in both bodies and
+// its projection on the hit's normal (Lehericey et al. 2013b, Eq. 2)
+// measures nothing about the overlap. Such a contact takes the vertex's own
+// minimum translational distance instead: its distance to Dst's surface
+// (reprojection.Fill, Shape.Nearest).
+func (d *Direction) ReachOnly(v int32, t float64) bool {
+	return d.Src.Occluded(v, t)
+}
+
 // CheckPair validates a pair's poses for its shapes: finite, non-zero
 // quaternions (normalised in place), same dimension, and planar poses for
 // 2D shapes.

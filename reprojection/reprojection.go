@@ -31,8 +31,49 @@ func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) na
 // Fill is Make for callers that already have the ray in dir.Dst's frame
 // (origin o, unit direction d, as from Direction.Ray): it writes the
 // contact into c without recomputing the ray.
+//
+// With MTD re-projection, a contact that only narrow.Params.Reach keeps
+// (Direction.ReachOnly: the ray crossed empty space before the hit) is the
+// vertex's own minimum translational distance instead: Depth is its
+// distance to dir.Dst's surface and Dir points from it to the nearest
+// surface point (the outward normal of Prim, the primitive that point
+// lies on, where the distance is within the surface tolerance). Eq. 2 of
+// Lehericey et al. 2013b assumes the ray lies in both bodies; here it
+// does not, and the hit can be a far face met at a grazing angle, whose
+// plane may lie up to Reach away while the vertex sits just under another
+// face. (The comparison responses keep the ray, as Hermann et al. would
+// have, had they kept the hit.)
 func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
+	if mode == narrow.ResponseMTD && dir.ReachOnly(v, h.T) {
+		fillNearest(c, dir, v, o)
+		return
+	}
 	fill(c, mode, dir, v, o, d, h.Prim, max(h.T, 0))
+}
+
+// fillNearest writes the contact of vertex v of dir.Src, at o in dir.Dst's
+// frame, from the point of dir.Dst's surface nearest to it.
+func fillNearest(c *narrow.Contact, dir *narrow.Direction, v int32, o *[3]float64) {
+	q, dist, prim := dir.Dst.Nearest(*o)
+	n := [3]float64{q[0] - o[0], q[1] - o[1], q[2] - o[2]}
+	if dist > dir.Dst.TEps() {
+		n[0], n[1], n[2] = n[0]/dist, n[1]/dist, n[2]/dist
+	} else {
+		n[0], n[1], n[2] = dir.Dst.FaceNormalXYZ(prim)
+	}
+	r, t := &dir.DstWorld.R, &dir.DstWorld.T
+	c.P = mgl64.Vec3{
+		r[0]*o[0] + r[1]*o[1] + r[2]*o[2] + t[0],
+		r[3]*o[0] + r[4]*o[1] + r[5]*o[2] + t[1],
+		r[6]*o[0] + r[7]*o[1] + r[8]*o[2] + t[2],
+	}
+	c.Dir = mgl64.Vec3{
+		r[0]*n[0] + r[1]*n[1] + r[2]*n[2],
+		r[3]*n[0] + r[4]*n[1] + r[5]*n[2],
+		r[6]*n[0] + r[7]*n[1] + r[8]*n[2],
+	}
+	c.From, c.Vertex, c.Prim = dir.From, v, prim
+	c.Depth = dist
 }
 
 // FillSpeculative writes the speculative contact (narrow.Contact) of the

@@ -81,6 +81,85 @@ func (w *world) cross(i int, o, d mgl64.Vec3, tol float64) (t float64, n mgl64.V
 	return t, n, margin >= -tol, margin, true
 }
 
+// normal returns the outward unit normal of primitive i.
+func (w *world) normal(i int) mgl64.Vec3 {
+	pr := w.s.Prim(i)
+	p0, p1 := w.verts[pr[0]], w.verts[pr[1]]
+	if pr[2] < 0 {
+		e := p1.Sub(p0)
+		return mgl64.Vec3{e[1], -e[0], 0}.Normalize()
+	}
+	return p1.Sub(p0).Cross(w.verts[pr[2]].Sub(p0)).Normalize()
+}
+
+// Nearest returns the point of shape s at pose p nearest to x (world
+// coordinates), its distance and its primitive (the lowest index among
+// the nearest), by brute force over every primitive (see PrimNearest).
+// tie is set when another point, more than tol away from it, lies within
+// tol of the same distance: the direction from x to the surface is then
+// ambiguous.
+func Nearest(s *narrow.Shape, p narrow.Pose, x mgl64.Vec3, tol float64) (c mgl64.Vec3, dist float64, prim int, tie bool) {
+	w := place(s, p)
+	return w.nearest(x, tol)
+}
+
+// PrimNearest returns the point of primitive i of s at pose p nearest to
+// x: on a triangle, the projection of x on its plane if that lies inside
+// (by the same sub-triangle areas as the ray crossings here), else the
+// nearest point of its three edges.
+func PrimNearest(s *narrow.Shape, p narrow.Pose, i int, x mgl64.Vec3) mgl64.Vec3 {
+	w := place(s, p)
+	return w.primNearest(i, x)
+}
+
+func (w *world) primNearest(i int, x mgl64.Vec3) mgl64.Vec3 {
+	onSegment := func(a, b mgl64.Vec3) mgl64.Vec3 {
+		e := b.Sub(a)
+		s := x.Sub(a).Dot(e) / e.Dot(e)
+		return a.Add(e.Mul(max(0, min(1, s))))
+	}
+	pr := w.s.Prim(i)
+	p0, p1 := w.verts[pr[0]], w.verts[pr[1]]
+	if pr[2] < 0 {
+		return onSegment(p0, p1)
+	}
+	p2 := w.verts[pr[2]]
+	nn := p1.Sub(p0).Cross(p2.Sub(p0))
+	n := nn.Normalize()
+	h := x.Sub(n.Mul(x.Sub(p0).Dot(n)))
+	area2 := nn.Len()
+	w0 := p1.Sub(h).Cross(p2.Sub(h)).Dot(n) / area2
+	w1 := p2.Sub(h).Cross(p0.Sub(h)).Dot(n) / area2
+	if w0 >= 0 && w1 >= 0 && 1-w0-w1 >= 0 {
+		return h
+	}
+	q := onSegment(p0, p1)
+	for _, e := range [][2]mgl64.Vec3{{p1, p2}, {p2, p0}} {
+		if r := onSegment(e[0], e[1]); r.Sub(x).Len() < q.Sub(x).Len() {
+			q = r
+		}
+	}
+	return q
+}
+
+// nearest is Nearest for a placed shape.
+func (w *world) nearest(x mgl64.Vec3, tol float64) (c mgl64.Vec3, dist float64, prim int, tie bool) {
+	pts := make([]mgl64.Vec3, w.s.NumPrims())
+	prim, dist = -1, math.Inf(1)
+	for i := range pts {
+		pts[i] = w.primNearest(i, x)
+		if d := pts[i].Sub(x).Len(); d < dist {
+			prim, dist = i, d
+		}
+	}
+	for _, q := range pts {
+		if q.Sub(x).Len() <= dist+tol && q.Sub(pts[prim]).Len() > tol {
+			tie = true
+		}
+	}
+	return pts[prim], dist, prim, tie
+}
+
 // Contacts returns the contacts of the standard algorithm for shapes a and b
 // at poses pa and pb (a hit from outside within tEps of the vertex is an
 // entry at a vertex on the surface and is skipped, as in
@@ -194,11 +273,22 @@ func appendDir(out []Contact, from narrow.Side, src, dst *world, reach float64) 
 		}
 		if occluded && bestT <= reach {
 			// Within reach the own-body rule does not apply; the decision
-			// can only flip where the hit is about as far as reach.
-			occluded = false
+			// can only flip where the hit is about as far as reach. The
+			// contact is the vertex's distance to dst's surface (see
+			// reprojection.Fill).
 			if math.Abs(bestT-reach) < tolBorder*scale {
 				border = true
 			}
+			q, dist, prim, tie := dst.nearest(o, tolBorder*scale)
+			n := q.Sub(o).Mul(1 / dist)
+			if dist <= tEpsDst {
+				n = dst.normal(prim)
+			}
+			out = append(out, Contact{
+				From: from, Vertex: v, Prim: prim, T: bestT, P: o, RayDir: d, Normal: n,
+				Depth: dist, Borderline: border || tie,
+			})
+			continue
 		}
 		if occluded && !border {
 			continue

@@ -179,7 +179,7 @@ func accuracyReport(c *Config, s *Section, m *matrix, scene string, paperWrong, 
 	s.Tables = append(s.Tables, t)
 	s.Tables = append(s.Tables, speculativeCost(m, scene))
 	detail := &Table{
-		Caption: "Erroneous rays by kind (whole run, BVH): missed = a contact of the standard algorithm only; extra = of the variant only; mismatched = both, on a different primitive or at a depth differing by more than 1e-6 × the smaller shape's size.",
+		Caption: "Erroneous rays by kind (whole run, BVH): missed = a contact of the standard algorithm only; extra = of the variant only; mismatched = both, at a depth differing by more than 1e-6 × the smaller shape's size, or on a different primitive in a direction differing by more than 1e-6.",
 		Header:  []string{"method", "rays compared", "erroneous", "missed", "extra", "mismatched", "pairs tested", "wrong pairs"},
 		Align:   "lrrrrrrr",
 	}

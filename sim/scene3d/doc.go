@@ -42,8 +42,9 @@
 // vertex); the rays compared are those with a contact in either run (a ray
 // that finds nothing in both agrees, and backends report only contacts); a
 // compared ray is erroneous when it is a contact of one run only, or of
-// both with different primitives or depths differing by more than DepthTol
-// (1e-6) × the smaller shape size of the pair. A pair is wrongly detected
+// both with depths differing by more than DepthTol (1e-6) × the smaller
+// shape size of the pair, or on different primitives in different
+// directions (see RayDiff). A pair is wrongly detected
 // when it is in contact (at least one contact) in one run only. The
 // reference's cumulative ray length — the sum of its contact depths — is
 // the step's total interpenetration, the measure of Lehericey et al.
