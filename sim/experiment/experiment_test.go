@@ -53,10 +53,12 @@ func TestExperiments(t *testing.T) {
 	// and without speculative contacts, and with Bullet's solver
 	// constants): it simulates only its raw-ray runs (predictive, standard,
 	// predictive with speculative contacts and predictive with Bullet's
-	// solver constants, two scenes).
+	// solver constants, two scenes), and both responses of the headline
+	// runs again at the other seeds.
 	av, sp := scene3d.Avalanche(), scene3d.Spawner()
 	na, ns := cfg.scaled(avalancheN, 8), cfg.scaled(spawnerN, 8)
-	if want := 4*av.Steps(na) + 4*sp.Steps(ns); last["reprojection-scenes"][1] != want {
+	runs := 4 + 2*(table2Seeds-1)
+	if want := runs*av.Steps(na) + runs*sp.Steps(ns); last["reprojection-scenes"][1] != want {
 		t.Errorf("reprojection-scenes simulated %d steps, want %d (the MTD runs shared)", last["reprojection-scenes"][1], want)
 	}
 
@@ -160,6 +162,12 @@ func TestExperiments(t *testing.T) {
 	for _, k := range []string{"scene1Ray", "scene1MTD", "scene2Ray", "scene2MTD"} {
 		if !finitePos(rm[k]) {
 			t.Errorf("reprojection-scenes: %s cumulative ray length %v, want finite and positive", k, rm[k])
+		}
+	}
+	// The replicas run other trajectories: their pairs' changes differ.
+	for _, name := range []string{"avalanche", "spawner"} {
+		if l, m := rm[name+"ChangeLeast"], rm[name+"ChangeMost"]; !(l < m) {
+			t.Errorf("reprojection-scenes: %s: change per seed from %v to %v, want a spread (replicas with other seeds)", name, l, m)
 		}
 	}
 	if w := byName["deviation"].metrics["reprojectionWorst"]; !(w < 1e-9) {

@@ -34,7 +34,14 @@ type runSpec struct {
 	ref    bool
 	fresh  bool // always simulate (timing repetitions), never take from the cache
 	bullet bool // the solver takes Bullet's correction constants (bulletSolver)
+	// replica repeats the run with another seed: Config.Seed + replica
+	// (0: the bench's own run). The scenes are chaotic, so a figure from
+	// one trajectory carries that trajectory's luck.
+	replica int
 }
+
+// seed returns the run's seed.
+func (r *runSpec) seed(c *Config) uint64 { return c.Seed + uint64(r.replica) }
 
 // bulletSolver sets the position-correction constants of Bullet's
 // sequential-impulse solver (btContactSolverInfo of Bullet 2.8x, the engine
@@ -62,7 +69,7 @@ func (r *runSpec) stepsFor() int {
 // key identifies the run's outcome (the trajectory and its metrics).
 func (r *runSpec) key(c *Config) string {
 	return fmt.Sprintf("%s n=%d steps=%d dt=%g ref=%v bullet=%v seed=%d workers=%d params=%+v",
-		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, r.bullet, c.Seed, c.Workers, r.params)
+		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, r.bullet, r.seed(c), c.Workers, r.params)
 }
 
 // label names the run in logs and legends.
@@ -70,6 +77,9 @@ func (r *runSpec) label() string {
 	solver := ""
 	if r.bullet {
 		solver = " (Bullet's solver constants)"
+	}
+	if r.replica > 0 {
+		solver += fmt.Sprintf(" (seed +%d)", r.replica)
 	}
 	return fmt.Sprintf("%s %s/%s/%s n=%d%s", r.scene.Name, r.params.Traversal, r.params.Method, r.params.Response, r.n, solver)
 }
@@ -186,7 +196,7 @@ func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onF
 			}
 		}
 		opts := scene3d.Options{
-			N: sp.n, Seed: c.Seed, MeshDir: c.TestData, Params: sp.params, Workers: c.Workers,
+			N: sp.n, Seed: sp.seed(c), MeshDir: c.TestData, Params: sp.params, Workers: c.Workers,
 			Reference: sp.ref, RefRawRays: sp.ref, DeferReference: true, Logger: c.log(),
 		}
 		if sp.dt > 0 || sp.bullet {

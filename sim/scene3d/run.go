@@ -57,9 +57,7 @@ type Options struct {
 	// measure for variants with different responses (without it, the
 	// reference's depths are r·n under ResponseMTD). The comparison (Diff)
 	// is unchanged: before it, each reference contact is rewritten as the
-	// variant's response would have made it from the same hit (depth
-	// |r|·(d·n) and direction n, the hit primitive's world normal, for
-	// ResponseMTD; the depth weighted by max(d·n, 0) for ResponseWeighted).
+	// variant's response makes it from the same hit (reprojection.Make).
 	RefRawRays bool
 	// DeferReference queues each step's reference comparison instead of
 	// running it in Step: Sim.FlushReference runs the queued ones later
