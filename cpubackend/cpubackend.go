@@ -877,7 +877,9 @@ func (b *Backend) doTask(i, w int) {
 		}
 		if out.Contact {
 			t.contacts = grow(t.contacts)
-			reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Fwd)
+			if !reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Fwd) {
+				t.contacts = t.contacts[:len(t.contacts)-1] // the vertex lies outside (see reprojection.Fill); its ray is still tracked
+			}
 			if keep {
 				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: out.Fwd.Prim})
 			}
@@ -913,7 +915,9 @@ func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Reso
 			// so iterative hits get it too, unlike in the paper.
 			occl++
 			t.contacts = grow(t.contacts)
-			reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true})
+			if !reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, ray.Vertex, &o, &d, narrow.Hit{T: w.T, Prim: w.Prim, Inside: true}) {
+				t.contacts = t.contacts[:len(t.contacts)-1]
+			}
 			t.rays = append(t.rays, iterative.Ray{Vertex: ray.Vertex, Prim: w.Prim})
 		case w.Outcome == iterative.Hit:
 			occl++

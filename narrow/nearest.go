@@ -3,28 +3,37 @@ package narrow
 import "math"
 
 // Nearest returns the point c of s's surface nearest to x (both in s's
-// frame), its distance and the primitive it lies on. Ties go to the lower
-// primitive index, so the answer does not depend on the hierarchy.
+// frame), its distance and the primitive it lies on, and whether x lies
+// inside s. Ties go to the lower primitive index, so the answer does not
+// depend on the hierarchy.
+//
+// The side is the sign of (x − c) · n, with n the pseudo-normal of the
+// feature c lies in (Bærentzen and Aanæs 2005): the face's normal inside a
+// face, the sum of the two faces' normals on an edge, and the
+// angle-weighted vertex normal at a vertex (for a polygon, the sum of its
+// two segments' normals). On a closed surface it is exact: x is inside iff
+// the product is negative. A point on the surface (dist 0) is not inside.
 //
 // It is a best-first descent of the primitive hierarchy: a subtree is
 // skipped when its box lies farther than the nearest point found so far.
 // It serves the contacts of thin features (see Direction.ReachOnly), not
 // the rays, which is why no assembly kernel backs it.
-func (s *Shape) Nearest(x [3]float64) (c [3]float64, dist float64, prim int32) {
+func (s *Shape) Nearest(x [3]float64) (c [3]float64, dist float64, prim int32, inside bool) {
 	best, bestPrim := math.Inf(1), int32(-1)
+	var at feature
 	visit := func(prims []primData) {
 		for i := range prims {
 			p := &prims[i]
-			q := p.closest(&x)
+			q, f := p.closest(&x)
 			d2 := dist2(&q, &x)
 			if d2 < best || d2 == best && p.id < bestPrim {
-				best, bestPrim, c = d2, p.id, q
+				best, bestPrim, c, at = d2, p.id, q, f
 			}
 		}
 	}
 	if s.fat == nil {
 		visit(s.leaf)
-		return c, math.Sqrt(best), bestPrim
+		return c, math.Sqrt(best), bestPrim, s.below(bestPrim, at, &x, &c)
 	}
 	// Each pop pushes at most two entries, and only along the current
 	// path: one more than the depth suffices twice over.
@@ -60,7 +69,43 @@ func (s *Shape) Nearest(x [3]float64) (c [3]float64, dist float64, prim int32) {
 			}
 		}
 	}
-	return c, math.Sqrt(best), bestPrim
+	return c, math.Sqrt(best), bestPrim, s.below(bestPrim, at, &x, &c)
+}
+
+// feature is the part of a primitive a nearest point lies in.
+type feature uint8
+
+const (
+	inFace feature = iota // the interior of a triangle or segment
+	onA                   // its vertices a, b, c
+	onB
+	onC
+	onAB // a triangle's edges
+	onAC
+	onBC
+)
+
+// below reports whether x, whose nearest surface point c lies in feature f
+// of primitive prim, is inside the shape (see Nearest).
+func (s *Shape) below(prim int32, f feature, x, c *[3]float64) bool {
+	if prim < 0 {
+		return false
+	}
+	p := &s.prims[prim]
+	var n [3]float64
+	switch f {
+	case inFace:
+		n = s.fnorm[prim]
+	case onA, onB, onC:
+		n = s.vnorm[p[f-onA]]
+	default:
+		k := [...]int{onAB: 1, onAC: 0, onBC: 2}[f] // Adjacent's edge numbering
+		n = s.fnorm[prim]
+		if o := s.adj[prim][k]; o >= 0 {
+			n = add3(n, s.fnorm[o])
+		}
+	}
+	return dot3(sub3(*x, *c), n) < 0
 }
 
 // boxDist2 is the squared distance from x to child k's box of a node (0
@@ -84,59 +129,65 @@ func dist2(a, b *[3]float64) float64 {
 	return dx*dx + dy*dy + dz*dz
 }
 
-// closest returns the point of the primitive nearest to x: on a segment,
-// the clamped projection; on a triangle, the point of the Voronoi region of
-// its vertices, edges or face that holds x (Ericson, Real-Time Collision
-// Detection, §5.1.5).
-func (p *primData) closest(x *[3]float64) [3]float64 {
+// closest returns the point of the primitive nearest to x and the feature
+// it lies in: on a segment, the clamped projection; on a triangle, the
+// point of the Voronoi region of its vertices, edges or face that holds x
+// (Ericson, Real-Time Collision Detection, §5.1.5).
+func (p *primData) closest(x *[3]float64) ([3]float64, feature) {
 	a, ab := p.v0, p.e1
 	ax := sub3(*x, a)
 	if p.c < 0 {
 		l2 := dot3(ab, ab)
 		t := 0.0
 		if l2 > 0 {
-			t = max(0, min(1, dot3(ax, ab)/l2))
+			t = dot3(ax, ab) / l2
 		}
-		return along(a, ab, t)
+		switch {
+		case t <= 0:
+			return a, onA
+		case t >= 1:
+			return add3(a, ab), onB
+		}
+		return along(a, ab, t), inFace
 	}
 	ac := p.e2
 	d1, d2 := dot3(ab, ax), dot3(ac, ax)
 	if d1 <= 0 && d2 <= 0 {
-		return a
+		return a, onA
 	}
 	bx := sub3(ax, ab)
 	d3, d4 := dot3(ab, bx), dot3(ac, bx)
 	if d3 >= 0 && d4 <= d3 {
-		return add3(a, ab)
+		return add3(a, ab), onB
 	}
 	vc := d1*d4 - d3*d2
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
-		return along(a, ab, d1/(d1-d3))
+		return along(a, ab, d1/(d1-d3)), onAB
 	}
 	cx := sub3(ax, ac)
 	d5, d6 := dot3(ab, cx), dot3(ac, cx)
 	if d6 >= 0 && d5 <= d6 {
-		return add3(a, ac)
+		return add3(a, ac), onC
 	}
 	vb := d5*d2 - d1*d6
 	if vb <= 0 && d2 >= 0 && d6 <= 0 {
-		return along(a, ac, d2/(d2-d6))
+		return along(a, ac, d2/(d2-d6)), onAC
 	}
 	va := d3*d6 - d5*d4
 	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
 		bc := sub3(ac, ab)
-		return along(add3(a, ab), bc, (d4-d3)/((d4-d3)+(d5-d6)))
+		return along(add3(a, ab), bc, (d4-d3)/((d4-d3)+(d5-d6))), onBC
 	}
 	den := va + vb + vc
 	if den == 0 {
-		return a // degenerate triangle: its vertices were all tested above
+		return a, onA // degenerate triangle: its vertices were all tested above
 	}
 	v, w := vb/den, vc/den
 	return [3]float64{
 		a[0] + ab[0]*v + ac[0]*w,
 		a[1] + ab[1]*v + ac[1]*w,
 		a[2] + ab[2]*v + ac[2]*w,
-	}
+	}, inFace
 }
 
 func along(a, d [3]float64, t float64) [3]float64 {

@@ -16,7 +16,8 @@ import (
 // the nearest surface point that the brute-force reference finds in the
 // world (its own arithmetic: plane projection, then the edges), at random
 // poses and points: the same distance, the same point unless another one
-// is as near, and a primitive the point lies on.
+// is as near, a primitive the point lies on, and the same side as the
+// winding number's.
 func TestNearestMatchesReference(t *testing.T) {
 	var shapes []*narrow.Shape
 	for _, name := range []string{"bunny", "torus", "duck"} {
@@ -48,6 +49,7 @@ func TestNearestMatchesReference(t *testing.T) {
 			pose = narrow.Pose2D(rng.Float64(), rng.Float64(), 6*rng.Float64())
 		}
 		tol := 1e-9 * s.Size()
+		inside := 0
 		b := s.Bounds().Grow(0.3 * s.Size())
 		for i := 0; i < points; i++ {
 			x := mgl64.Vec3{}
@@ -57,7 +59,7 @@ func TestNearestMatchesReference(t *testing.T) {
 			if s.Dim() == narrow.Dim2 {
 				x[2] = 0
 			}
-			c, d, p := s.Nearest([3]float64(x))
+			c, d, p, in := s.Nearest([3]float64(x))
 			wx := pose.Rot.Rotate(x).Add(pose.Pos)
 			rc, rd, rp, tie := reference.Nearest(s, pose, wx, tol)
 			wc := pose.Rot.Rotate(mgl64.Vec3(c)).Add(pose.Pos)
@@ -67,9 +69,18 @@ func TestNearestMatchesReference(t *testing.T) {
 			if !tie && wc.Sub(rc).Len() > tol {
 				t.Fatalf("%d prims, point %v: nearest %v, reference %v", s.NumPrims(), x, wc, rc)
 			}
+			if d > tol && in != reference.Inside(s, pose, wx) {
+				t.Fatalf("%d prims, point %v at %g from the surface: inside %v, the winding number says %v", s.NumPrims(), x, d, in, !in)
+			}
+			if in {
+				inside++
+			}
 			if on := reference.PrimNearest(s, pose, int(p), wx); on.Sub(wx).Len() > rd+tol {
 				t.Fatalf("%d prims, point %v: primitive %d is %g away, not %g", s.NumPrims(), x, p, on.Sub(wx).Len(), rd)
 			}
+		}
+		if inside == 0 || inside == points {
+			t.Errorf("%d prims: %d of %d points inside, want both sides tested", s.NumPrims(), inside, points)
 		}
 	}
 }

@@ -23,10 +23,10 @@ func TestNearestHierarchy(t *testing.T) {
 		flat.fat = nil // Nearest scans every primitive
 		for i := 0; i < 2000; i++ {
 			x := randomNear(rng, s, i)
-			c, d, p := s.Nearest(x)
-			fc, fd, fp := flat.Nearest(x)
-			if c != fc || d != fd || p != fp {
-				t.Fatalf("%d prims, point %v: hierarchy %v at %g on %d, scan %v at %g on %d", len(s.prims), x, c, d, p, fc, fd, fp)
+			c, d, p, in := s.Nearest(x)
+			fc, fd, fp, fin := flat.Nearest(x)
+			if c != fc || d != fd || p != fp || in != fin {
+				t.Fatalf("%d prims, point %v: hierarchy %v at %g on %d (inside %v), scan %v at %g on %d (inside %v)", len(s.prims), x, c, d, p, in, fc, fd, fp, fin)
 			}
 		}
 	}

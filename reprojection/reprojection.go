@@ -19,18 +19,19 @@ import (
 
 // Make builds the contact of the ray of vertex v of dir.Src whose forward hit
 // on dir.Dst is h (h.T is the ray length |r|), following the contact
-// convention of package narrow.
-func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) narrow.Contact {
-	var c narrow.Contact
+// convention of package narrow. ok is false when the hit makes no contact
+// (see Fill).
+func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) (c narrow.Contact, ok bool) {
 	var o, d [3]float64
 	dir.Ray(v, &o, &d)
-	Fill(&c, mode, dir, v, &o, &d, h)
-	return c
+	ok = Fill(&c, mode, dir, v, &o, &d, h)
+	return c, ok
 }
 
 // Fill is Make for callers that already have the ray in dir.Dst's frame
 // (origin o, unit direction d, as from Direction.Ray): it writes the
-// contact into c without recomputing the ray.
+// contact into c without recomputing the ray, and reports whether there
+// is one.
 //
 // With MTD re-projection, a contact that only narrow.Params.Reach keeps
 // (Direction.ReachOnly: the ray crossed empty space before the hit) is the
@@ -41,25 +42,37 @@ func Make(mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) na
 // Lehericey et al. 2013b assumes the ray lies in both bodies; here it
 // does not, and the hit can be a far face met at a grazing angle, whose
 // plane may lie up to Reach away while the vertex sits just under another
-// face. (The comparison responses keep the ray, as Hermann et al. would
-// have, had they kept the hit.)
-func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) {
+// face. Such a hit whose vertex lies outside dir.Dst beyond the surface
+// tolerance (Shape.Nearest's side test) is no contact, and Fill reports
+// false: the direction to the surface would point into the other body.
+// That happens to an iterative ray whose vertex left the other body
+// sideways, through another face than the one its ray still meets. (The
+// comparison responses keep the ray, as Hermann et al. would have, had
+// they kept the hit.)
+func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, h narrow.Hit) bool {
 	if mode == narrow.ResponseMTD && dir.ReachOnly(v, h.T) {
-		fillNearest(c, dir, v, o)
-		return
+		return fillNearest(c, dir, v, o)
 	}
 	fill(c, mode, dir, v, o, d, h.Prim, max(h.T, 0))
+	return true
 }
 
 // fillNearest writes the contact of vertex v of dir.Src, at o in dir.Dst's
-// frame, from the point of dir.Dst's surface nearest to it.
-func fillNearest(c *narrow.Contact, dir *narrow.Direction, v int32, o *[3]float64) {
-	q, dist, prim := dir.Dst.Nearest(*o)
+// frame, from the point of dir.Dst's surface nearest to it; false if the
+// vertex lies outside dir.Dst beyond the surface tolerance.
+func fillNearest(c *narrow.Contact, dir *narrow.Direction, v int32, o *[3]float64) bool {
+	q, dist, prim, inside := dir.Dst.Nearest(*o)
 	n := [3]float64{q[0] - o[0], q[1] - o[1], q[2] - o[2]}
-	if dist > dir.Dst.TEps() {
+	switch {
+	case dist > dir.Dst.TEps() && inside:
 		n[0], n[1], n[2] = n[0]/dist, n[1]/dist, n[2]/dist
-	} else {
+	case dist > dir.Dst.TEps():
+		return false
+	default: // on the surface: touching
 		n[0], n[1], n[2] = dir.Dst.FaceNormalXYZ(prim)
+		if !inside {
+			dist = 0
+		}
 	}
 	r, t := &dir.DstWorld.R, &dir.DstWorld.T
 	c.P = mgl64.Vec3{
@@ -74,6 +87,7 @@ func fillNearest(c *narrow.Contact, dir *narrow.Direction, v int32, o *[3]float6
 	}
 	c.From, c.Vertex, c.Prim = dir.From, v, prim
 	c.Depth = dist
+	return true
 }
 
 // FillSpeculative writes the speculative contact (narrow.Contact) of the

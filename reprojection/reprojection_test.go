@@ -100,7 +100,7 @@ func TestMakeSunkCube(t *testing.T) {
 					{narrow.ResponseWeighted, sunk, rd, false},
 				}
 				for _, tc := range tests {
-					got := reprojection.Make(tc.mode, &dir, v, out.Fwd)
+					got := mustMake(t, tc.mode, &dir, v, out.Fwd)
 					if got.From != narrow.SideA || got.Vertex != v || got.Prim != out.Fwd.Prim {
 						t.Errorf("%v vertex %d: From %v Vertex %d Prim %d, want a %d %d", tc.mode, v, got.From, got.Vertex, got.Prim, v, out.Fwd.Prim)
 					}
@@ -151,8 +151,8 @@ func TestMakeRotationCovariant(t *testing.T) {
 				t.Fatalf("rotation %d vertex %d: contact %v / %v", i, v, bo.Contact, ro.Contact)
 			}
 			for _, mode := range []narrow.Response{narrow.ResponseMTD, narrow.ResponseRay, narrow.ResponseWeighted} {
-				want := reprojection.Make(mode, &bdir, v, bo.Fwd)
-				got := reprojection.Make(mode, &dir, v, ro.Fwd)
+				want := mustMake(t, mode, &bdir, v, bo.Fwd)
+				got := mustMake(t, mode, &dir, v, ro.Fwd)
 				if !near(got.P, q.Rotate(want.P), 1e-12) || !near(got.Dir, q.Rotate(want.Dir), 1e-12) || math.Abs(got.Depth-want.Depth) > 1e-12 {
 					t.Errorf("rotation %d %v vertex %d: got %+v, want %+v rotated", i, mode, v, got, want)
 				}
@@ -179,7 +179,7 @@ func TestMakeSideAndClamp(t *testing.T) {
 	if !out.Contact {
 		t.Fatalf("%+v, want contact", out)
 	}
-	got := reprojection.Make(narrow.ResponseMTD, &dir, v, out.Fwd)
+	got := mustMake(t, narrow.ResponseMTD, &dir, v, out.Fwd)
 	if got.From != narrow.SideB {
 		t.Errorf("From = %v, want b", got.From)
 	}
@@ -190,7 +190,7 @@ func TestMakeSideAndClamp(t *testing.T) {
 	}
 	touch := narrow.Hit{T: -1e-12, Prim: out.Fwd.Prim, Inside: true}
 	for _, mode := range []narrow.Response{narrow.ResponseMTD, narrow.ResponseRay, narrow.ResponseWeighted} {
-		if d := reprojection.Make(mode, &dir, v, touch).Depth; d != 0 {
+		if d := mustMake(t, mode, &dir, v, touch).Depth; d != 0 {
 			t.Errorf("%v: Depth for a hit at t = -1e-12 is %g, want 0", mode, d)
 		}
 	}
@@ -250,4 +250,14 @@ func TestFillSpeculative(t *testing.T) {
 	if !c.Speculative() {
 		t.Errorf("a zero gap gives depth %g, want < 0", c.Depth)
 	}
+}
+
+// mustMake is reprojection.Make for hits that make a contact.
+func mustMake(t *testing.T, mode narrow.Response, dir *narrow.Direction, v int32, h narrow.Hit) narrow.Contact {
+	t.Helper()
+	c, ok := reprojection.Make(mode, dir, v, h)
+	if !ok {
+		t.Fatalf("%v vertex %d, hit %+v: no contact", mode, v, h)
+	}
+	return c
 }

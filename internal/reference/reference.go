@@ -103,6 +103,35 @@ func Nearest(s *narrow.Shape, p narrow.Pose, x mgl64.Vec3, tol float64) (c mgl64
 	return w.nearest(x, tol)
 }
 
+// Inside reports whether x (world coordinates) lies inside shape s at
+// pose p, by its winding number: the sum over the primitives of the solid
+// angle each subtends at x (Van Oosterom and Strackee 1983) over 4π, or
+// for a polygon of the angle each segment subtends over 2π. It is 1 inside
+// a closed counter-clockwise surface and 0 outside; x is inside when it
+// exceeds one half.
+func Inside(s *narrow.Shape, p narrow.Pose, x mgl64.Vec3) bool {
+	w := place(s, p)
+	return w.winding(x) > 0.5
+}
+
+func (w *world) winding(x mgl64.Vec3) float64 {
+	sum := 0.0
+	for i := 0; i < w.s.NumPrims(); i++ {
+		pr := w.s.Prim(i)
+		a, b := w.verts[pr[0]].Sub(x), w.verts[pr[1]].Sub(x)
+		if pr[2] < 0 {
+			sum += math.Atan2(a[0]*b[1]-a[1]*b[0], a[0]*b[0]+a[1]*b[1]) / (2 * math.Pi)
+			continue
+		}
+		c := w.verts[pr[2]].Sub(x)
+		la, lb, lc := a.Len(), b.Len(), c.Len()
+		num := a.Dot(b.Cross(c))
+		den := la*lb*lc + a.Dot(b)*lc + b.Dot(c)*la + c.Dot(a)*lb
+		sum += 2 * math.Atan2(num, den) / (4 * math.Pi)
+	}
+	return sum
+}
+
 // PrimNearest returns the point of primitive i of s at pose p nearest to
 // x: on a triangle, the projection of x on its plane if that lies inside
 // (by the same sub-triangle areas as the ray crossings here), else the
@@ -279,14 +308,27 @@ func appendDir(out []Contact, from narrow.Side, src, dst *world, reach float64) 
 			if math.Abs(bestT-reach) < tolBorder*scale {
 				border = true
 			}
+			// A vertex outside dst (an entry at its origin skipped, see
+			// Contacts) has no contact.
 			q, dist, prim, tie := dst.nearest(o, tolBorder*scale)
+			border = border || tie || dist < tolBorder*scale
 			n := q.Sub(o).Mul(1 / dist)
-			if dist <= tEpsDst {
+			inside := dst.winding(o) > 0.5
+			switch {
+			case dist <= tEpsDst:
 				n = dst.normal(prim)
+				if !inside {
+					dist = 0
+				}
+			case !inside:
+				if border {
+					out = append(out, Contact{From: from, Vertex: v, Prim: prim, T: bestT, P: o, RayDir: d, Normal: n, Borderline: true})
+				}
+				continue
 			}
 			out = append(out, Contact{
 				From: from, Vertex: v, Prim: prim, T: bestT, P: o, RayDir: d, Normal: n,
-				Depth: dist, Borderline: border || tie,
+				Depth: dist, Borderline: border,
 			})
 			continue
 		}

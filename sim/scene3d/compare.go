@@ -86,7 +86,8 @@ func rayLess(a, b *narrow.Contact) bool {
 // narrow.ResponseRay for a pair of shapes a and b at poses pa and pb,
 // rewritten as response mode makes them from the same hits
 // (reprojection.Make, given each ray's hit: its length |r| is the raw
-// contact's Depth, its primitive Prim).
+// contact's Depth, its primitive Prim); hits that make no contact in that
+// response are left out.
 func fromRays(dst, src []narrow.Contact, mode narrow.Response, a, b *narrow.Shape, pa, pb narrow.Pose) []narrow.Contact {
 	if mode == narrow.ResponseRay {
 		return append(dst, src...)
@@ -95,7 +96,9 @@ func fromRays(dst, src []narrow.Contact, mode narrow.Response, a, b *narrow.Shap
 	narrow.SetPair(&dirs, a, b, &pa, &pb)
 	for _, c := range src {
 		h := narrow.Hit{T: c.Depth, Prim: c.Prim, Inside: true}
-		dst = append(dst, reprojection.Make(mode, &dirs[c.From], c.Vertex, h))
+		if mc, ok := reprojection.Make(mode, &dirs[c.From], c.Vertex, h); ok {
+			dst = append(dst, mc)
+		}
 	}
 	return dst
 }
