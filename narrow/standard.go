@@ -367,8 +367,9 @@ func (d *Direction) Blocked(v int32, t float64) bool {
 // so the segment from the vertex to the hit does not lie in both bodies and
 // its projection on the hit's normal (Lehericey et al. 2013b, Eq. 2)
 // measures nothing about the overlap. Such a contact takes the vertex's own
-// minimum translational distance instead: its distance to Dst's surface
-// (reprojection.Fill, Shape.Nearest).
+// minimum translational distance instead: its distance to Dst's surface,
+// or no contact if the vertex lies outside Dst (reprojection.Fill,
+// Shape.Nearest).
 func (d *Direction) ReachOnly(v int32, t float64) bool {
 	return d.Src.Occluded(v, t)
 }

@@ -74,20 +74,31 @@ func fillNearest(c *narrow.Contact, dir *narrow.Direction, v int32, o *[3]float6
 			dist = 0
 		}
 	}
+	c.P = worldPoint(dir, o)
+	c.Dir = worldVec(dir, n[0], n[1], n[2])
+	c.From, c.Vertex, c.Prim = dir.From, v, prim
+	c.Depth = dist
+	return true
+}
+
+// worldPoint maps a point of dir.Dst's frame to the world.
+func worldPoint(dir *narrow.Direction, o *[3]float64) mgl64.Vec3 {
 	r, t := &dir.DstWorld.R, &dir.DstWorld.T
-	c.P = mgl64.Vec3{
+	return mgl64.Vec3{
 		r[0]*o[0] + r[1]*o[1] + r[2]*o[2] + t[0],
 		r[3]*o[0] + r[4]*o[1] + r[5]*o[2] + t[1],
 		r[6]*o[0] + r[7]*o[1] + r[8]*o[2] + t[2],
 	}
-	c.Dir = mgl64.Vec3{
-		r[0]*n[0] + r[1]*n[1] + r[2]*n[2],
-		r[3]*n[0] + r[4]*n[1] + r[5]*n[2],
-		r[6]*n[0] + r[7]*n[1] + r[8]*n[2],
+}
+
+// worldVec rotates a vector of dir.Dst's frame into the world.
+func worldVec(dir *narrow.Direction, x, y, z float64) mgl64.Vec3 {
+	r := &dir.DstWorld.R
+	return mgl64.Vec3{
+		r[0]*x + r[1]*y + r[2]*z,
+		r[3]*x + r[4]*y + r[5]*z,
+		r[6]*x + r[7]*y + r[8]*z,
 	}
-	c.From, c.Vertex, c.Prim = dir.From, v, prim
-	c.Depth = dist
-	return true
 }
 
 // FillSpeculative writes the speculative contact (narrow.Contact) of the
@@ -120,31 +131,18 @@ func Gap(mode narrow.Response, dir *narrow.Direction, d *[3]float64, h narrow.Hi
 // meets primitive prim.
 func fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int32, o, d *[3]float64, prim int32, dist float64) {
 	fx, fy, fz := dir.Dst.FaceNormalXYZ(prim) // outward normal, Dst frame
-	r, t := &dir.DstWorld.R, &dir.DstWorld.T
-	c.P = mgl64.Vec3{
-		r[0]*o[0] + r[1]*o[1] + r[2]*o[2] + t[0],
-		r[3]*o[0] + r[4]*o[1] + r[5]*o[2] + t[1],
-		r[6]*o[0] + r[7]*o[1] + r[8]*o[2] + t[2],
-	}
+	c.P = worldPoint(dir, o)
 	c.From, c.Vertex, c.Prim = dir.From, v, prim
 	cos := d[0]*fx + d[1]*fy + d[2]*fz // ray · normal, > 0 for contacts and predictions
 	switch mode {
 	case narrow.ResponseRay, narrow.ResponseWeighted:
-		c.Dir = mgl64.Vec3{
-			r[0]*d[0] + r[1]*d[1] + r[2]*d[2],
-			r[3]*d[0] + r[4]*d[1] + r[5]*d[2],
-			r[6]*d[0] + r[7]*d[1] + r[8]*d[2],
-		}
+		c.Dir = worldVec(dir, d[0], d[1], d[2])
 		c.Depth = dist
 		if mode == narrow.ResponseWeighted {
 			c.Depth = dist * max(cos, 0)
 		}
 	default: // MTD re-projection, Eq. 2 of 2013b: pd = r·n, d = n
-		c.Dir = mgl64.Vec3{
-			r[0]*fx + r[1]*fy + r[2]*fz,
-			r[3]*fx + r[4]*fy + r[5]*fz,
-			r[6]*fx + r[7]*fy + r[8]*fz,
-		}
+		c.Dir = worldVec(dir, fx, fy, fz)
 		c.Depth = dist * max(cos, 0)
 	}
 }
