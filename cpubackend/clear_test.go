@@ -91,7 +91,7 @@ func TestClearPathMatchesStandard(t *testing.T) {
 			cleared, contacts := [2]int{}, 0
 			for run := 0; run < tc.runs; run++ {
 				last = last[:0]
-				ls := lockstepParams(t, tc.a, tc.b,
+				ls := itNewLockstepParams(t, tc.a, tc.b,
 					narrow.Params{Method: narrow.MethodStandard},
 					narrow.Params{Method: narrow.MethodIterative, DisplacementThreshold: tiny},
 					narrow.Params{Method: narrow.MethodPredictive, DisplacementThreshold: tiny})
@@ -126,28 +126,6 @@ func TestClearPathMatchesStandard(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lockstepParams is itNewLockstep with a backend per parameter set.
-func lockstepParams(t *testing.T, a, b *narrow.Shape, ps ...narrow.Params) *itLockstep {
-	t.Helper()
-	l := &itLockstep{res: make([]narrow.Result, len(ps))}
-	for _, p := range ps {
-		be, err := cpubackend.New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { be.Close() })
-		if l.ia, err = be.RegisterShape(a); err != nil {
-			t.Fatal(err)
-		}
-		if l.ib, err = be.RegisterShape(b); err != nil {
-			t.Fatal(err)
-		}
-		l.names = append(l.names, p.Method.String())
-		l.bes = append(l.bes, be)
-	}
-	return l
 }
 
 // TestClearPathChangesNothing: at the default parameters the clear path
@@ -253,7 +231,7 @@ func TestBoxCullingSameContacts(t *testing.T) {
 		{"comb-gear", itComb(t), itGear(t)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ls := lockstepParams(t, tc.a, tc.b,
+			ls := itNewLockstepParams(t, tc.a, tc.b,
 				narrow.Params{Method: narrow.MethodStandard},
 				narrow.Params{Method: narrow.MethodStandard, Culling: narrow.CullBoxes})
 			var rays [2]int
