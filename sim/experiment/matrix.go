@@ -25,12 +25,17 @@ const (
 // their own states, raw ray lengths); the basic runs, far slower, have
 // none and may have fewer objects.
 type matrix struct {
-	scene        scene3d.Scene
-	n, basicN    int
-	bvh, basic   [3]*scene3d.Trace
-	spec         *scene3d.Trace    // BVH, iterative + predictive with speculative contacts (narrow.Params.Speculative)
-	bullet       [2]*scene3d.Trace // BVH, iterative and iterative + predictive with Bullet's solver constants (bulletSolver)
-	boxes        [3]*scene3d.Trace // BVH, the three methods with the papers' culling (narrow.CullBoxes)
+	scene      scene3d.Scene
+	n, basicN  int
+	bvh, basic [3]*scene3d.Trace
+	spec       *scene3d.Trace    // BVH, iterative + predictive with speculative contacts (narrow.Params.Speculative)
+	bullet     [2]*scene3d.Trace // BVH, iterative and iterative + predictive with Bullet's solver constants (bulletSolver)
+	boxes      [3]*scene3d.Trace // BVH, the three methods with the papers' culling (narrow.CullBoxes)
+	// seeds holds the runs of the cumulative ray length's comparisons at
+	// each seed (sceneSeeds), indexed by the seed* constants: seed 0 is
+	// the runs above; the predictive ones (plain, speculative, Bullet's
+	// constants) are also Table 2's re-projection runs.
+	seeds        [sceneSeeds][seedRuns]*scene3d.Trace
 	pics         *pictures
 	sameStd      bool // the basic and BVH standard runs saw the same pairs, contacts and depths (when basicN == n)
 	sameIter     bool // likewise for the iterative runs
@@ -38,13 +43,33 @@ type matrix struct {
 	basicReduced bool
 }
 
+// The runs of a matrix that are repeated at every seed, in index order.
+const (
+	seedIter       = iota // BVH iterative
+	seedPred              // BVH iterative + predictive
+	seedSpec              // … with speculative contacts
+	seedBulletIter        // BVH iterative, Bullet's solver constants
+	seedBulletPred        // BVH iterative + predictive, Bullet's solver constants
+	seedRuns
+)
+
+// seedPairs returns the pairs of runs (a, b) of every seed.
+func (m *matrix) seedPairs(a, b int) [][2]*scene3d.Trace {
+	out := make([][2]*scene3d.Trace, len(m.seeds))
+	for k := range m.seeds {
+		out[k] = [2]*scene3d.Trace{m.seeds[k][a], m.seeds[k][b]}
+	}
+	return out
+}
+
 // matrixSpecs returns the runs of a matrix: BVH then basic, each
 // standard, iterative, predictive; the BVH predictive run with
 // speculative contacts; the BVH iterative and predictive runs with
 // Bullet's solver constants (the latter is also Table 2's re-projection
 // run with them, runReprojectionScenes); and the three BVH methods with
-// the papers' culling, without reference.
-func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec runSpec, bullet [2]runSpec, boxes [3]runSpec) {
+// the papers' culling, without reference; and the replicas at the other
+// seeds of the runs the seed* constants name (reps[0] is seed 0's).
+func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec runSpec, bullet [2]runSpec, boxes [3]runSpec, reps [sceneSeeds][seedRuns]runSpec) {
 	for k, m := range methods {
 		bvh[k] = runSpec{scene: sc, n: n, params: narrow.Params{Method: m, Traversal: narrow.TraversalBVH}, ref: true}
 		basic[k] = runSpec{scene: sc, n: basicN, params: narrow.Params{Method: m, Traversal: narrow.TraversalBasic}}
@@ -56,19 +81,28 @@ func matrixSpecs(sc scene3d.Scene, n, basicN int) (bvh, basic [3]runSpec, spec r
 	for k := range bullet {
 		bullet[k].bullet = true
 	}
-	return bvh, basic, spec, bullet, boxes
+	for k := range reps {
+		reps[k] = [seedRuns]runSpec{seedIter: bvh[iter], seedPred: bvh[pred], seedSpec: spec, seedBulletIter: bullet[0], seedBulletPred: bullet[1]}
+		for i := range reps[k] {
+			reps[k][i].replica = k
+		}
+	}
+	return bvh, basic, spec, bullet, boxes, reps
 }
 
 // runMatrix runs the matrix of scene sc, rendering shots from the BVH
 // predictive run (irtcd's default).
 func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n, basicN int, shots []snapshot) (*matrix, error) {
-	bvh, basic, spec, bullet, boxes := matrixSpecs(sc, n, basicN)
+	bvh, basic, spec, bullet, boxes, reps := matrixSpecs(sc, n, basicN)
 	tr := newTracker(c, name)
 	tr.plan(c, bvh[:]...)
 	tr.plan(c, spec)
 	tr.plan(c, basic[:]...)
 	tr.plan(c, bullet[:]...)
 	tr.plan(c, boxes[:]...)
+	for k := 1; k < sceneSeeds; k++ {
+		tr.plan(c, reps[k][:]...)
+	}
 	// The pictured run is always simulated: count it if it was cached.
 	if _, ok := c.runs.get(bvh[pred].key(c)); ok {
 		tr.total += bvh[pred].stepsFor()
@@ -99,6 +133,14 @@ func (c *Config) runMatrix(ctx context.Context, name string, sc scene3d.Scene, n
 		return nil, err
 	}
 	copy(m.boxes[:], out)
+	// The cumulative ray length's replicas: untimed.
+	m.seeds[0] = [seedRuns]*scene3d.Trace{seedIter: m.bvh[iter], seedPred: m.bvh[pred], seedSpec: m.spec, seedBulletIter: m.bullet[0], seedBulletPred: m.bullet[1]}
+	for k := 1; k < sceneSeeds; k++ {
+		if out, err = c.lockstep(ctx, reps[k][:], tr, nil); err != nil {
+			return nil, err
+		}
+		copy(m.seeds[k][:], out)
+	}
 	if !m.basicReduced {
 		m.sameStd = identical(m.bvh[std].Steps, m.basic[std].Steps)
 		m.sameIter = identical(m.bvh[iter].Steps, m.basic[iter].Steps)
@@ -136,7 +178,7 @@ func accuracyReport(c *Config, s *Section, m *matrix, scene string, paperWrong, 
 	worstP, _, _ := worstWrongStep(m.bvh[pred].Steps, 100)
 	red, redAt, windows := maxWindowReduction(m.bvh[iter].Steps, m.bvh[pred].Steps)
 	redAll := reduction(ai.errShare(), ap.errShare())
-	dec := reduction(ai.rayLength, ap.rayLength)
+	asp := accuracyOf(m.spec.Steps, all)
 	t := &Table{
 		Caption: fmt.Sprintf("Exactness of IRTCD against the standard algorithm, %s (BVH runs; every step's pairs detected again by the standard algorithm at the same poses).", scene),
 		Header:  []string{"row", "paper", "irtcd", "irtcd / paper"},
@@ -161,22 +203,38 @@ func accuracyReport(c *Config, s *Section, m *matrix, scene string, paperWrong, 
 	rs, rsAt := maxStepReduction(m.bvh[iter].Steps, m.bvh[pred].Steps)
 	t.AddRow("reduction of the share of erroneous rays by prediction, best single step", "—", pct(rs, 1)+fmt.Sprintf(" (step %d)", rsAt), "—")
 	t.AddRow("reduction of the share of erroneous rays by prediction, whole run", "—", pct(redAll, 1), "—")
-	t.AddRow("cumulative ray length (raw |r|, standard algorithm), iterative", "—", num(ai.rayLength, 1), "—")
-	t.AddRow("cumulative ray length, iterative + predictive", "—", num(ap.rayLength, 1), "—")
-	t.AddRow("change of the cumulative ray length with prediction", change(-paperDecrease, 0), change(-dec, 1), ratio(dec, paperDecrease))
-	t.AddRow("cumulative ray length, standard algorithm at every step (for scale)", "—", num(as.rayLength, 1), "—")
-	asp := accuracyOf(m.spec.Steps, all)
-	decSpec := reduction(ai.rayLength, asp.rayLength)
-	t.AddRow("cumulative ray length, iterative + predictive with speculative contacts (irtcd option)", "—", num(asp.rayLength, 1), "—")
-	t.AddRow("change of the cumulative ray length with prediction and speculative contacts", change(-paperDecrease, 0), change(-decSpec, 1), ratio(decSpec, paperDecrease))
+	t.AddRow("cumulative ray length (raw |r|, standard algorithm), standard algorithm at every step (for scale)", "—", num(as.rayLength, 1), "—")
 	t.AddRow("speculative contacts: wrongly detected pairs, worst step / whole run; erroneous rays, whole run", "—",
 		pct(worstWrong(m.spec.Steps), 2)+" / "+pct(asp.wrongShare(), 3)+"; "+pct(asp.errShare(), 2), "—")
-	bi, bp := accuracyOf(m.bullet[0].Steps, all), accuracyOf(m.bullet[1].Steps, all)
-	decBullet := reduction(bi.rayLength, bp.rayLength)
-	t.AddRow("cumulative ray length with Bullet's solver constants (the paper's engine; see Table 2's section), iterative → iterative + predictive", "—",
-		num(bi.rayLength, 1)+" → "+num(bp.rayLength, 1), "—")
-	t.AddRow("change of the cumulative ray length with prediction, with Bullet's solver constants", change(-paperDecrease, 0), change(-decBullet, 1), ratio(decBullet, paperDecrease))
-	s.Tables = append(s.Tables, t)
+	lengths := &Table{
+		Caption: fmt.Sprintf("Cumulative ray length (raw |r| of the standard algorithm on each run's states, summed over the run) and its change with prediction, %s, BVH: the bench's own seed and the means over %d seeds.", scene, sceneSeeds),
+		Header:  []string{"comparison", "paper: change", "irtcd, this seed", fmt.Sprintf("irtcd, means of %d seeds", sceneSeeds), "irtcd: change of the means", "irtcd: change per seed (least … most)", "irtcd / paper (decrease)"},
+		Align:   "lrrrrrr",
+	}
+	type cmp struct {
+		row, metric string
+		a, b        int
+		dec         float64 // change of the means (as a decrease)
+		least, most float64
+	}
+	cmps := []*cmp{
+		{row: "iterative → iterative + predictive", metric: "pred", a: seedIter, b: seedPred},
+		{row: "iterative → iterative + predictive with speculative contacts (irtcd option, not in the paper)", metric: "spec", a: seedIter, b: seedSpec},
+		{row: "with Bullet's solver constants (the paper's engine; see Table 2's section): iterative → iterative + predictive", metric: "bullet", a: seedBulletIter, b: seedBulletPred},
+	}
+	for _, c := range cmps {
+		ma, mb, least, most := seedSpread(m.seedPairs(c.a, c.b))
+		c.dec, c.least, c.most = reduction(ma, mb), least, most
+		oa, ob := accuracyOf(m.seeds[0][c.a].Steps, all).rayLength, accuracyOf(m.seeds[0][c.b].Steps, all).rayLength
+		lengths.AddRow(c.row, change(-paperDecrease, 0),
+			fmt.Sprintf("%s → %s (%s)", num(oa, 1), num(ob, 1), change(-reduction(oa, ob), 1)),
+			num(ma, 1)+" → "+num(mb, 1), change(-c.dec, 1), change(least, 1)+" … "+change(most, 1), ratio(c.dec, paperDecrease))
+		s.metric(c.metric+"MeanA", ma)
+		s.metric(c.metric+"MeanB", mb)
+		s.metric(c.metric+"ChangeLeast", least)
+		s.metric(c.metric+"ChangeMost", most)
+	}
+	s.Tables = append(s.Tables, t, lengths)
 	s.Tables = append(s.Tables, speculativeCost(m, scene))
 	detail := &Table{
 		Caption: "Erroneous rays by kind (whole run, BVH): missed = a contact of the standard algorithm only; extra = of the variant only; mismatched = both, at a depth differing by more than 1e-6 × the smaller shape's size, or on a different primitive in a direction differing by more than 1e-6.",
@@ -212,21 +270,29 @@ window, our reading of the paper's "up to 91 %%" read off its Figures 9
 and 10. The cumulative ray length is the sum over all steps of the raw ray
 lengths |r| of the standard algorithm run on each variant's own states
 (scene3d.Options.RefRawRays), the paper's "total interpenetration"; the
-reference's detection is outside the narrow-phase timings. The paper's
+reference's detection is outside the narrow-phase timings. The scenes are
+chaotic and Σ|r| follows the landings and jams of one trajectory, so the
+iterative and predictive runs are repeated with %d seeds (other layouts,
+orientations and spawn order; untimed) and the headline change is that of
+the means over the seeds; the other rows are the bench's own seed. The paper's
 scenes ran in Bullet, so the iterative and predictive runs are also made
 with Bullet's solver constants in our solver (no slop, and a stronger
 correction of contacts deeper than 4 cm; see the section on Table 2),
 untimed: without a slop, resting contacts no longer keep irtcd's default
-5 mm of penetration in every step's sum of both runs.`, unrestricted, reductionWindow, reductionMinErrors, windows))
+5 mm of penetration in every step's sum of both runs.`, unrestricted, reductionWindow, reductionMinErrors, windows, sceneSeeds))
 	s.Summary = append(s.Summary,
 		SummaryRow{fmt.Sprintf("Wrongly detected pairs, iterative, %s, worst step", scene), "≤ " + pct(paperWrong, 1), pct(worst, 2), better(worst, paperWrong, false, 0)},
 		SummaryRow{fmt.Sprintf("Erroneous rays reduced by prediction, %s (best 0.5 s window / whole run)", scene), "up to 91 %", pct(red, 0) + " / " + pct(redAll, 0), better(red, 0.91, true, 0)},
-		SummaryRow{fmt.Sprintf("Cumulative ray length (total interpenetration) with prediction, %s", scene), change(-paperDecrease, 0), change(-dec, 0), better(dec, paperDecrease, true, 0)},
-		SummaryRow{fmt.Sprintf("Cumulative ray length with prediction and speculative contacts (irtcd option, not in the paper), %s", scene), change(-paperDecrease, 0), change(-decSpec, 0), better(decSpec, paperDecrease, true, 0)},
-		SummaryRow{fmt.Sprintf("Cumulative ray length with prediction, with Bullet's solver constants (the paper's engine; see Table 2's section), %s", scene), change(-paperDecrease, 0), change(-decBullet, 0), better(decBullet, paperDecrease, true, 0)},
 	)
-	s.metric("rayLengthIterativeBullet", bi.rayLength)
-	s.metric("rayLengthPredictiveBullet", bp.rayLength)
+	for k, row := range []string{
+		"Cumulative ray length (total interpenetration) with prediction, %s",
+		"Cumulative ray length with prediction and speculative contacts (irtcd option, not in the paper), %s",
+		"Cumulative ray length with prediction, with Bullet's solver constants (the paper's engine; see Table 2's section), %s",
+	} {
+		c := cmps[k]
+		s.Summary = append(s.Summary, SummaryRow{fmt.Sprintf(row+" (change of the means of %d seeds; each seed's change in parentheses)", scene, sceneSeeds),
+			change(-paperDecrease, 0), fmt.Sprintf("%s (%s … %s)", change(-c.dec, 0), change(c.least, 0), change(c.most, 0)), better(c.dec, paperDecrease, true, 0)})
+	}
 	s.metric("rayLengthSpeculative", asp.rayLength)
 	s.metric("errShareIterative", ai.errShare())
 	s.metric("errSharePredictive", ap.errShare())

@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
@@ -13,34 +12,44 @@ import (
 // along the simulation, without and with re-projection.
 var paperTable2 = [2][2]float64{{16115, 10793}, {66094, 38398}}
 
-// table2Seeds is how many seeds the headline pair of runs of each scene
-// (raw rays and re-projection, iterative + predictive, irtcd's solver) is
-// run with: seed 0 is the bench's own run, shared with the scene's
-// experiment; the others are replicas (runSpec.replica). Σ|r| sums the
-// penetrations of a chaotic trajectory, so one pair of runs compares two
-// trajectories' luck as much as the two responses.
-const table2Seeds = 5
+// seededDetections are the detections of runReprojectionScenes that run
+// at every seed: iterative + predictive, with speculative contacts and
+// with Bullet's solver constants (not the standard algorithm, 1).
+var seededDetections = []int{0, 2, 3}
+
+// table2Runs holds one scene's runs of runReprojectionScenes.
+type table2Runs struct {
+	label string
+	sc    scene3d.Scene
+	n     int
+	paper [2]float64
+	// [detection: predictive, standard, predictive with speculative
+	// contacts, predictive with Bullet's solver constants][response:
+	// ray, mtd]
+	specs [4][2]runSpec
+	runs  [4][2]*scene3d.Trace
+	// [seed][detection][response]: the runs at every seed; seed 0 is
+	// specs. The standard detection (1) runs at seed 0 only.
+	reps    [sceneSeeds][4][2]runSpec
+	repRuns [sceneSeeds][4][2]*scene3d.Trace
+}
+
+// seedPairs returns the raw-ray and re-projection runs of detection i at
+// every seed.
+func (sr *table2Runs) seedPairs(i int) [][2]*scene3d.Trace {
+	out := make([][2]*scene3d.Trace, len(sr.repRuns))
+	for k := range sr.repRuns {
+		out[k] = sr.repRuns[k][i]
+	}
+	return out
+}
 
 // runReprojectionScenes compares, in scenes 1 and 2, the total
 // interpenetration of a simulation whose contacts are Hermann et al.'s raw
 // rays (ResponseRay) with one whose contacts are re-projected on the hit
 // surface's normal (ResponseMTD), 2013b §5.4, Table 2.
 func runReprojectionScenes(ctx context.Context, cfg *Config) (*Section, error) {
-	type sceneRuns struct {
-		label string
-		sc    scene3d.Scene
-		n     int
-		paper [2]float64
-		// [detection: predictive, standard, predictive with speculative
-		// contacts, predictive with Bullet's solver constants][response:
-		// ray, mtd]
-		specs [4][2]runSpec
-		runs  [4][2]*scene3d.Trace
-		// [seed][response]: the headline runs; seed 0 is specs[0]
-		reps    [table2Seeds][2]runSpec
-		repRuns [table2Seeds][2]*scene3d.Trace
-	}
-	scenes := []*sceneRuns{
+	scenes := []*table2Runs{
 		{label: "scene 1 (avalanche)", sc: scene3d.Avalanche(), n: cfg.scaled(avalancheN, 8), paper: paperTable2[0]},
 		{label: "scene 2 (spawner)", sc: scene3d.Spawner(), n: cfg.scaled(spawnerN, 8), paper: paperTable2[1]},
 	}
@@ -52,12 +61,14 @@ func runReprojectionScenes(ctx context.Context, cfg *Config) (*Section, error) {
 				tr.plan(cfg, sr.specs[i][j])
 			}
 		}
-		sr.reps[0] = sr.specs[0]
-		for k := 1; k < table2Seeds; k++ {
-			for j := range sr.reps[k] {
-				sr.reps[k][j] = sr.specs[0][j]
-				sr.reps[k][j].replica = k
-				tr.plan(cfg, sr.reps[k][j])
+		sr.reps[0] = sr.specs
+		for k := 1; k < sceneSeeds; k++ {
+			for _, i := range seededDetections {
+				for j := range sr.reps[k][i] {
+					sr.reps[k][i][j] = sr.specs[i][j]
+					sr.reps[k][i][j].replica = k
+					tr.plan(cfg, sr.reps[k][i][j])
+				}
 			}
 		}
 	}
@@ -71,14 +82,16 @@ func runReprojectionScenes(ctx context.Context, cfg *Config) (*Section, error) {
 				sr.runs[i][j] = t
 			}
 		}
-		sr.repRuns[0] = sr.runs[0]
-		for k := 1; k < table2Seeds; k++ {
-			for j := range sr.reps[k] {
-				t, err := cfg.run(ctx, sr.reps[k][j], tr, nil)
-				if err != nil {
-					return nil, err
+		sr.repRuns[0] = sr.runs
+		for k := 1; k < sceneSeeds; k++ {
+			for _, i := range seededDetections {
+				for j := range sr.reps[k][i] {
+					t, err := cfg.run(ctx, sr.reps[k][i][j], tr, nil)
+					if err != nil {
+						return nil, err
+					}
+					sr.repRuns[k][i][j] = t
 				}
-				sr.repRuns[k][j] = t
 			}
 		}
 	}
@@ -113,34 +126,27 @@ which costs the iterative algorithm standard steps.
 
 The scenes are chaotic: a different depth anywhere sends every later
 step down another trajectory, and Σ|r| follows the landings and jams of
-that trajectory. The headline pair of runs is therefore repeated with %d
-seeds (other layouts, orientations and spawn order), and the table gives
-the means and the change of each seed's pair; the detail table, the plots
-and the other experiments use the bench's own seed.`,
-		scenes[0].n, scenes[1].n, table2Seeds)
+that trajectory. The pairs of runs with irtcd's detection (plain, with
+speculative contacts, with Bullet's solver constants) are therefore
+repeated with %d seeds (other layouts, orientations and spawn order), and
+the first table gives the means and the change of each seed's pair; the
+detail table (which adds the standard algorithm at every step and each
+run's own depths) and the plots use the bench's own seed.`,
+		scenes[0].n, scenes[1].n, sceneSeeds)
 	t := &Table{
-		Caption: "Cumulative length of all rays along the simulation without (raw rays) and with ray re-projection.",
+		Caption: fmt.Sprintf("Cumulative length of all rays along the simulation without (raw rays) and with ray re-projection; irtcd: means of %d seeds.", sceneSeeds),
 		Header: []string{"scene", "paper: standard", "paper: re-projection", "paper: change",
-			fmt.Sprintf("irtcd: raw rays (mean of %d seeds)", table2Seeds), "irtcd: re-projection (mean)", "irtcd: change of the means",
+			fmt.Sprintf("irtcd: raw rays (mean of %d seeds)", sceneSeeds), "irtcd: re-projection (mean)", "irtcd: change of the means",
 			"irtcd: change per seed (least … most)", "irtcd / paper (decrease)"},
 		Align: "lrrrrrrrr",
 	}
 	detail := &Table{
-		Caption: "The same with the standard algorithm at every step instead of IRTCD, with speculative contacts (narrow.Params.Speculative, an irtcd option the paper does not have: predictions whose gap could close within a step go to the solver as gaps that may close but not overshoot), and with Bullet's solver constants (above), and each run's own contact depths (Σ depth of its contacts in its own response: |r| for raw rays, r·n for re-projection).",
+		Caption: "The bench's own seed: the same with the standard algorithm at every step instead of IRTCD, with speculative contacts (narrow.Params.Speculative, an irtcd option the paper does not have: predictions whose gap could close within a step go to the solver as gaps that may close but not overshoot), and with Bullet's solver constants (above), and each run's own contact depths (Σ depth of its contacts in its own response: |r| for raw rays, r·n for re-projection).",
 		Header:  []string{"scene, detection", "raw rays: Σ|r| (standard)", "re-projection: Σ|r| (standard)", "change", "raw rays: own Σ depth", "re-projection: own Σ depth (r·n)"},
 		Align:   "lrrrrr",
 	}
 	for k, sr := range scenes {
-		var rayLen, mtdLen float64
-		least, most := math.Inf(1), math.Inf(-1)
-		for _, r := range sr.repRuns {
-			a := accuracyOf(r[0].Steps, span{"", 0, len(r[0].Steps)})
-			b := accuracyOf(r[1].Steps, span{"", 0, len(r[1].Steps)})
-			rayLen += a.rayLength / table2Seeds
-			mtdLen += b.rayLength / table2Seeds
-			c := -reduction(a.rayLength, b.rayLength)
-			least, most = min(least, c), max(most, c)
-		}
+		rayLen, mtdLen, least, most := seedSpread(sr.seedPairs(0))
 		dec := reduction(rayLen, mtdLen)
 		pdec := reduction(sr.paper[0], sr.paper[1])
 		printed := []string{"59 %", "42 %"}[k]
@@ -156,7 +162,7 @@ and the other experiments use the bench's own seed.`,
 			Row:   fmt.Sprintf("Total interpenetration, raw rays → re-projection, %s", sr.label),
 			Paper: fmt.Sprintf("%s → %s (%s)", num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 0)),
 			Ours: fmt.Sprintf("%s → %s (%s; means of %d seeds, each seed %s … %s)", num(rayLen, 0), num(mtdLen, 0), change(-dec, 0),
-				table2Seeds, change(least, 0), change(most, 0)),
+				sceneSeeds, change(least, 0), change(most, 0)),
 			Better: better(dec, pdec, true, 0) + " (decrease)",
 		})
 		for _, v := range []struct {
@@ -166,13 +172,15 @@ and the other experiments use the bench's own seed.`,
 			{2, "with speculative contacts (irtcd option, not in the paper)"},
 			{3, "with Bullet's solver constants (the paper's engine; see the section)"},
 		} {
-			a := accuracyOf(sr.runs[v.run][0].Steps, span{"", 0, len(sr.runs[v.run][0].Steps)})
-			b := accuracyOf(sr.runs[v.run][1].Steps, span{"", 0, len(sr.runs[v.run][1].Steps)})
-			dec := reduction(a.rayLength, b.rayLength)
+			a, b, least, most := seedSpread(sr.seedPairs(v.run))
+			dec := reduction(a, b)
+			t.AddRow(sr.label+", "+v.what, num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 1),
+				num(a, 1), num(b, 1), change(-dec, 1), change(least, 1)+" … "+change(most, 1), ratio(dec, pdec))
 			s.Summary = append(s.Summary, SummaryRow{
-				Row:    fmt.Sprintf("Total interpenetration, raw rays → re-projection, %s, %s", v.what, sr.label),
-				Paper:  fmt.Sprintf("%s → %s (%s)", num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 0)),
-				Ours:   fmt.Sprintf("%s → %s (%s)", num(a.rayLength, 0), num(b.rayLength, 0), change(-dec, 0)),
+				Row:   fmt.Sprintf("Total interpenetration, raw rays → re-projection, %s, %s", v.what, sr.label),
+				Paper: fmt.Sprintf("%s → %s (%s)", num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 0)),
+				Ours: fmt.Sprintf("%s → %s (%s; means of %d seeds, each seed %s … %s)", num(a, 0), num(b, 0), change(-dec, 0),
+					sceneSeeds, change(least, 0), change(most, 0)),
 				Better: better(dec, pdec, true, 0) + " (decrease)",
 			})
 		}

@@ -40,6 +40,31 @@ type runSpec struct {
 	replica int
 }
 
+// sceneSeeds is how many seeds the headline runs of the cumulative ray
+// length's comparisons are run with, in scenes 1 and 2: iterative against
+// iterative + predictive (the scenes' experiments) and raw rays against
+// re-projection (Table 2). Seed 0 is the bench's own run; the others are
+// replicas (runSpec.replica). Σ|r| sums the penetrations of a chaotic
+// trajectory, so one pair of runs compares two trajectories' luck as much
+// as the two variants.
+const sceneSeeds = 5
+
+// seedSpread returns, over the pairs of runs of runs (one pair per seed),
+// the mean cumulative ray length of each side (a, b) and the least and
+// most change from a to b of a single seed's pair.
+func seedSpread(runs [][2]*scene3d.Trace) (a, b, least, most float64) {
+	least, most = math.Inf(1), math.Inf(-1)
+	for _, r := range runs {
+		ra := accuracyOf(r[0].Steps, span{"", 0, len(r[0].Steps)}).rayLength
+		rb := accuracyOf(r[1].Steps, span{"", 0, len(r[1].Steps)}).rayLength
+		a += ra / float64(len(runs))
+		b += rb / float64(len(runs))
+		c := -reduction(ra, rb)
+		least, most = min(least, c), max(most, c)
+	}
+	return a, b, least, most
+}
+
 // seed returns the run's seed.
 func (r *runSpec) seed(c *Config) uint64 { return c.Seed + uint64(r.replica) }
 
