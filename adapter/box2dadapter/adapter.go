@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	b2 "github.com/ByteArena/box2d"
@@ -92,7 +93,8 @@ type Adapter struct {
 	nextID     uint64
 	joining    *group // group that the next created contact joins (extra clusters)
 	pending    []*contact
-	order      []int // scratch: manifold index per slot
+	order      []int     // scratch: manifold index per slot
+	carry      []carried // scratch: a group's impulses of the last step (handImpulses)
 	stats      StepStats
 }
 
@@ -263,7 +265,9 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 		for a.live(g) < len(ms) {
 			a.addContact(g)
 		}
+		a.collectImpulses(g)
 		a.distribute(g, ms, c.M_fixtureA.M_body.M_xf, c.M_fixtureB.M_body.M_xf)
+		a.handImpulses(g)
 	}
 	a.stats.Pairs = a.batch.Len()
 	a.stats.Shapes = a.batch.Shapes()
@@ -273,6 +277,69 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 	w.Step(dt, velocityIterations, positionIterations)
 	a.stats.Step = time.Since(start)
 	return nil
+}
+
+// carried is a contact point's accumulated impulses at the end of the
+// last step, by the point's ID (pointKey).
+type carried struct {
+	key             uint32
+	normal, tangent float64
+	taken           bool
+}
+
+// collectImpulses records the impulses box2d solved last step for the
+// points of every contact of group g.
+func (a *Adapter) collectImpulses(g *group) {
+	a.carry = a.carry[:0]
+	for _, c := range g.slots {
+		if c == nil || c.M_manifold == nil {
+			continue
+		}
+		m := c.M_manifold
+		for i := 0; i < m.PointCount; i++ {
+			mp := &m.Points[i]
+			a.carry = append(a.carry, carried{key: mp.Id.Key(), normal: mp.NormalImpulse, tangent: mp.TangentImpulse})
+		}
+	}
+}
+
+// handImpulses writes the points each contact of group g has prepared for
+// this step into the manifold box2d will keep as the contact's old one,
+// with the impulses that last step's point of the same ID (the same
+// vertex) had in any contact of the group, so that box2d's warm start
+// follows a point from one contact to another.
+//
+// box2d matches a new point with an old one only within one contact, and a
+// box2d contact holds one normal cluster. When two clusters merge or split
+// (a vertex near a corner of the other body whose ray switches between the
+// corner's two faces turns its normal by tens of degrees), a point changes
+// contact: box2d would restart its impulse from zero, and in a pile, where
+// 8 velocity iterations from zero do not rebuild the support, the body
+// drops for a step. Each past impulse goes to one point: the first contact
+// in slot order that has the ID, fresh points (this step's detection)
+// before kept ones (KeepGap). Steps run outside Adapter.Step (time of
+// impact, contacts born inside the step) keep box2d's own matching.
+func (a *Adapter) handImpulses(g *group) {
+	for _, kept := range [2]bool{false, true} {
+		for _, c := range g.slots {
+			if c == nil || c.M_manifold == nil || c.prep.kept != kept {
+				continue
+			}
+			m := c.M_manifold
+			m.PointCount = c.prep.n
+			for i := 0; i < c.prep.n; i++ {
+				mp, id := &m.Points[i], c.prep.pts[i].id
+				mp.Id = contactID(id)
+				mp.NormalImpulse, mp.TangentImpulse = 0, 0
+				for j := range a.carry {
+					if cr := &a.carry[j]; cr.key == id && !cr.taken {
+						mp.NormalImpulse, mp.TangentImpulse, cr.taken = cr.normal, cr.tangent, true
+						break
+					}
+				}
+			}
+		}
+	}
 }
 
 func (a *Adapter) live(g *group) int {
@@ -502,6 +569,37 @@ func AddPath(body *b2.B2Body, density float64, d string) (*b2.B2Fixture, error) 
 	return AddPolygon(body, s, density), nil
 }
 
+// slideTol returns how far (m) encode may slide a point of depth d along
+// the normal to the plane of a manifold's first point, of depth d0:
+// box2d's skin, within which its own manifolds place their points, plus
+// the deeper of the two depths, by which the points of one cluster differ
+// as a matter of course (a box resting on another has corners in both
+// faces, a penetration apart).
+//
+// A box2d manifold has one plane; encode measures every point's separation
+// against it by sliding the point along the normal. Points that no plane
+// fits (parallel faces a tooth's height apart, the teeth of two gears
+// interlocked) are slid by up to a tooth's height, onto a point that does
+// not exist: the friction's lever arm and the position correction act
+// there. Adapter.keep keeps only the points within slideTol. (Splitting
+// the backend's manifolds the same way, into one box2d contact per plane,
+// made piles of toothed gears less calm: see docs/BENCHMARKS.md.)
+func slideTol(d, d0 float64) float64 {
+	return b2.B2_polygonRadius + max(math.Abs(d), math.Abs(d0))
+}
+
+// planeOffset returns how far p lies from ref along the normal of a
+// manifold whose first point, ref, is a vertex of side from: along n (from
+// B towards A) for A's vertices, against it for B's (encode's carried
+// normal).
+func planeOffset(n, ref, p b2.B2Vec2, from narrow.Side) float64 {
+	h := (p.X-ref.X)*n.X + (p.Y-ref.Y)*n.Y
+	if from == narrow.SideB {
+		h = -h
+	}
+	return h
+}
+
 // KeepGap is how far apart (box2d's linear slop) a contact point found in
 // the previous step may have moved from the face it touched and still be
 // handed to box2d, with its gap as a negative depth.
@@ -561,6 +659,8 @@ func (a *Adapter) keep(c *contact, xfA, xfB b2.B2Transform) bool {
 		}
 		if n == 0 {
 			d = nw
+		} else if f := &p.pts[0]; math.Abs(planeOffset(d, f.p, pw, f.from)-gap-f.pd) > slideTol(-gap, f.pd) {
+			continue // off the first kept point's plane (see slideTol)
 		}
 		q.p, q.pd = pw, -gap
 		p.pts[n] = q
@@ -569,6 +669,6 @@ func (a *Adapter) keep(c *contact, xfA, xfB b2.B2Transform) bool {
 	if n == 0 {
 		return false
 	}
-	p.ok, p.xfA, p.xfB, p.n, p.d = true, xfA, xfB, n, d
+	p.ok, p.xfA, p.xfB, p.n, p.d, p.kept = true, xfA, xfB, n, d, true
 	return true
 }

@@ -49,6 +49,7 @@ type prepared struct {
 	pts      [b2.B2_maxManifoldPoints]point
 	d        b2.B2Vec2 // separating direction of A (world), from B towards A
 	faceB    bool      // the normal is carried by B (points come from A's vertices)
+	kept     bool      // the points are last step's, kept across a gap (Adapter.keep)
 }
 
 // contact is the box2d contact of an irtcd pair. Fixture A is always the
@@ -189,7 +190,7 @@ func prepare(p *prepared, m *narrow.Manifold, xfA, xfB b2.B2Transform) {
 		return false
 	}
 	pts := m.Points
-	p.ok, p.xfA, p.xfB = true, xfA, xfB
+	p.ok, p.xfA, p.xfB, p.kept = true, xfA, xfB, false
 	p.d = b2.B2Vec2{X: m.Normal[0], Y: m.Normal[1]}
 	p.n = 0
 	if len(pts) == 0 {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	b2 "github.com/ByteArena/box2d"
+
+	"github.com/irtcd/irtcd/narrow"
 )
 
 // TestEncodeSeparation: for random transforms, skin radii, points, depths
@@ -61,6 +63,37 @@ func TestEncodeSeparation(t *testing.T) {
 			if m.Points[k].Id.Key() != p.pts[k].id {
 				t.Fatalf("case %d point %d: key %d, want %d", i, k, m.Points[k].Id.Key(), p.pts[k].id)
 			}
+		}
+	}
+}
+
+// TestPlaneOffsetIsEncodeSlide: planeOffset + pd_i − pd_0, which keep
+// bounds by slideTol, is exactly how far encode slides point i along the
+// normal, whichever side its vertex and the first point's are from.
+func TestPlaneOffsetIsEncodeSlide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		var p prepared
+		p.xfA.Set(b2.B2Vec2{X: rng.NormFloat64(), Y: rng.NormFloat64()}, rng.Float64()*2*math.Pi)
+		p.xfB.Set(b2.B2Vec2{X: rng.NormFloat64(), Y: rng.NormFloat64()}, rng.Float64()*2*math.Pi)
+		a := rng.Float64() * 2 * math.Pi
+		p.d = b2.B2Vec2{X: math.Cos(a), Y: math.Sin(a)}
+		p.n = 2
+		for k := range 2 {
+			p.pts[k] = point{p: b2.B2Vec2{X: rng.NormFloat64(), Y: rng.NormFloat64()}, pd: rng.ExpFloat64() * 0.05, from: narrow.Side(rng.IntN(2))}
+		}
+		p.faceB = p.pts[0].from == narrow.SideA // as prepare sets it
+		var m b2.B2Manifold
+		encode(&m, &p, 0)
+		xfO := p.xfB // faceA: the points live in B's frame
+		if p.faceB {
+			xfO = p.xfA
+		}
+		clip := b2.B2TransformVec2Mul(xfO, m.Points[1].LocalPoint)
+		moved := b2.B2Vec2Distance(clip, p.pts[1].p)
+		want := math.Abs(planeOffset(p.d, p.pts[0].p, p.pts[1].p, p.pts[0].from) + p.pts[1].pd - p.pts[0].pd)
+		if math.Abs(moved-want) > 1e-9 {
+			t.Fatalf("case %d (sides %v, %v): encode moved point 1 by %v, planeOffset says %v", i, p.pts[0].from, p.pts[1].from, moved, want)
 		}
 	}
 }

@@ -155,16 +155,18 @@ func TestThinTeethPushedOut(t *testing.T) {
 // leaves its own thin tooth before it leaves the other gear: contacts kept
 // by narrow.Params.Reach. When those took the ray's re-projected depth,
 // the plane of a far face met at a grazing angle, the pile never calmed:
-// mean kinetic energy over 10–25 s of 0.55–1.04 J for each of the four
-// layouts here, teeth locked 0.06–0.55 deep. With the vertex's distance to
-// the surface it stays far calmer. The pile is chaotic (one layout of 112
-// teeth still reaches 0.45 J), so the test asserts the mean over the
-// layouts, and the median overlap.
+// mean kinetic energy over 10–25 s of 0.55–1.04 J for each of the first
+// four layouts here, teeth locked 0.06–0.55 deep. With the vertex's
+// distance to the surface it stayed far calmer, but piles of 112 teeth
+// still flared up (mean 0.10 J over these eight layouts, one overlap of
+// 0.065) while points that moved between a pair's box2d contacts lost
+// their warm start (Adapter.handImpulses). The pile is chaotic, so the
+// test asserts the mean over the layouts, and the deepest overlap of all.
 func TestToothedGearPileCalm(t *testing.T) {
 	for _, teeth := range []int{56, 112} {
 		t.Run(fmt.Sprintf("teeth=%d", teeth), func(t *testing.T) {
 			t.Parallel()
-			const layouts = 4
+			const layouts = 8
 			var energies, overlaps []float64
 			for layout := range layouts {
 				e, o := gearPile(t, teeth, 0.3+0.17*float64(layout))
@@ -175,12 +177,11 @@ func TestToothedGearPileCalm(t *testing.T) {
 			for _, e := range energies {
 				mean += e / layouts
 			}
-			if mean > 0.25 {
-				t.Errorf("mean kinetic energy %.3g J over the layouts (%v), want ≤ 0.25 (a pile at rest)", mean, energies)
+			if mean > 0.05 {
+				t.Errorf("mean kinetic energy %.3g J over the layouts (%v), want ≤ 0.05 (a pile at rest)", mean, energies)
 			}
-			slices.Sort(overlaps)
-			if med := (overlaps[1] + overlaps[2]) / 2; med > 0.03 {
-				t.Errorf("median deepest overlap %.4f at 25 s (%v), want ≤ 0.03 (teeth only touch)", med, overlaps)
+			if deepest := slices.Max(overlaps); deepest > 0.03 {
+				t.Errorf("deepest overlap %.4f at 25 s (%v), want ≤ 0.03 (teeth only touch)", deepest, overlaps)
 			}
 		})
 	}
