@@ -272,9 +272,11 @@ lengths |r| of the standard algorithm run on each variant's own states
 (scene3d.Options.RefRawRays), the paper's "total interpenetration"; the
 reference's detection is outside the narrow-phase timings. The scenes are
 chaotic and Σ|r| follows the landings and jams of one trajectory, so the
-iterative and predictive runs are repeated with %d seeds (other layouts,
-orientations and spawn order; untimed) and the headline change is that of
-the means over the seeds; the other rows are the bench's own seed. The paper's
+runs of the cumulative-ray-length table (iterative; iterative + predictive,
+also with speculative contacts and with Bullet's solver constants) are
+repeated with %d seeds (other layouts, orientations and spawn order;
+untimed), and its changes are those of the means over the seeds; the
+exactness table is the bench's own seed. The paper's
 scenes ran in Bullet, so the iterative and predictive runs are also made
 with Bullet's solver constants in our solver (no slop, and a stronger
 correction of contacts deeper than 4 cm; see the section on Table 2),
