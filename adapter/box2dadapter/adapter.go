@@ -318,7 +318,9 @@ func (a *Adapter) collectImpulses(g *group) {
 // drops for a step. Each past impulse goes to one point: the first contact
 // in slot order that has the ID, fresh points (this step's detection)
 // before kept ones (KeepGap). Steps run outside Adapter.Step (time of
-// impact, contacts born inside the step) keep box2d's own matching.
+// impact, contacts born inside the step) keep box2d's own matching. A
+// contact listener's PreSolve receives this manifold as the old one: this
+// step's point IDs with last step's impulses.
 func (a *Adapter) handImpulses(g *group) {
 	for _, kept := range [2]bool{false, true} {
 		for _, c := range g.slots {
