@@ -212,15 +212,18 @@ func accuracyReport(c *Config, s *Section, m *matrix, scene string, paperWrong, 
 		Align:   "lrrrrrr",
 	}
 	type cmp struct {
-		row, metric string
-		a, b        int
-		dec         float64 // change of the means (as a decrease)
-		least, most float64
+		row, summary, metric string
+		a, b                 int
+		dec                  float64 // change of the means (as a decrease)
+		least, most          float64
 	}
 	cmps := []*cmp{
-		{row: "iterative → iterative + predictive", metric: "pred", a: seedIter, b: seedPred},
-		{row: "iterative → iterative + predictive with speculative contacts (irtcd option, not in the paper)", metric: "spec", a: seedIter, b: seedSpec},
-		{row: "with Bullet's solver constants (the paper's engine; see Table 2's section): iterative → iterative + predictive", metric: "bullet", a: seedBulletIter, b: seedBulletPred},
+		{row: "iterative → iterative + predictive", metric: "pred", a: seedIter, b: seedPred,
+			summary: "Cumulative ray length (total interpenetration) with prediction, %s"},
+		{row: "iterative → iterative + predictive with speculative contacts (irtcd option, not in the paper)", metric: "spec", a: seedIter, b: seedSpec,
+			summary: "Cumulative ray length with prediction and speculative contacts (irtcd option, not in the paper), %s"},
+		{row: "with Bullet's solver constants (the paper's engine; see Table 2's section): iterative → iterative + predictive", metric: "bullet", a: seedBulletIter, b: seedBulletPred,
+			summary: "Cumulative ray length with prediction, with Bullet's solver constants (the paper's engine; see Table 2's section), %s"},
 	}
 	for _, c := range cmps {
 		ma, mb, least, most := seedSpread(m.seedPairs(c.a, c.b))
@@ -286,13 +289,8 @@ untimed: without a slop, resting contacts no longer keep irtcd's default
 		SummaryRow{fmt.Sprintf("Wrongly detected pairs, iterative, %s, worst step", scene), "≤ " + pct(paperWrong, 1), pct(worst, 2), better(worst, paperWrong, false, 0)},
 		SummaryRow{fmt.Sprintf("Erroneous rays reduced by prediction, %s (best 0.5 s window / whole run)", scene), "up to 91 %", pct(red, 0) + " / " + pct(redAll, 0), better(red, 0.91, true, 0)},
 	)
-	for k, row := range []string{
-		"Cumulative ray length (total interpenetration) with prediction, %s",
-		"Cumulative ray length with prediction and speculative contacts (irtcd option, not in the paper), %s",
-		"Cumulative ray length with prediction, with Bullet's solver constants (the paper's engine; see Table 2's section), %s",
-	} {
-		c := cmps[k]
-		s.Summary = append(s.Summary, SummaryRow{fmt.Sprintf(row+" (change of the means of %d seeds; each seed's change in parentheses)", scene, sceneSeeds),
+	for _, c := range cmps {
+		s.Summary = append(s.Summary, SummaryRow{fmt.Sprintf(c.summary+" (change of the means of %d seeds; each seed's change in parentheses)", scene, sceneSeeds),
 			change(-paperDecrease, 0), fmt.Sprintf("%s (%s … %s)", change(-c.dec, 0), change(c.least, 0), change(c.most, 0)), better(c.dec, paperDecrease, true, 0)})
 	}
 	s.metric("rayLengthSpeculative", asp.rayLength)
