@@ -580,10 +580,10 @@ func AddPath(body *b2.B2Body, density float64, d string) (*b2.B2Fixture, error) 
 //
 // A box2d manifold has one plane; encode measures every point's separation
 // against it by sliding the point along the normal. Points that no plane
-// fits (parallel faces a tooth's height apart, the teeth of two gears
-// interlocked) are slid by up to a tooth's height, onto a point that does
-// not exist: the friction's lever arm and the position correction act
-// there. Adapter.keep keeps only the points within slideTol. (Splitting
+// fits (parallel faces of different teeth, the teeth of two gears
+// interlocked) are slid by as much as they lie apart along the normal,
+// onto a point that does not exist: the friction's lever arm and the
+// position correction act there. Adapter.keep keeps only the points within slideTol. (Splitting
 // the backend's manifolds the same way, into one box2d contact per plane,
 // made piles of toothed gears less calm: see docs/BENCHMARKS.md.)
 func slideTol(d, d0 float64) float64 {
