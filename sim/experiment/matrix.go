@@ -228,7 +228,7 @@ func accuracyReport(c *Config, s *Section, m *matrix, scene string, paperWrong, 
 	for _, c := range cmps {
 		ma, mb, least, most := seedSpread(m.seedPairs(c.a, c.b))
 		c.dec, c.least, c.most = reduction(ma, mb), least, most
-		oa, ob := accuracyOf(m.seeds[0][c.a].Steps, all).rayLength, accuracyOf(m.seeds[0][c.b].Steps, all).rayLength
+		oa, ob := wholeRun(m.seeds[0][c.a]).rayLength, wholeRun(m.seeds[0][c.b]).rayLength
 		lengths.AddRow(c.row, change(-paperDecrease, 0),
 			fmt.Sprintf("%s → %s (%s)", num(oa, 1), num(ob, 1), change(-reduction(oa, ob), 1)),
 			num(ma, 1)+" → "+num(mb, 1), change(-c.dec, 1), change(least, 1)+" … "+change(most, 1), ratio(c.dec, paperDecrease))

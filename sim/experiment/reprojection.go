@@ -153,8 +153,7 @@ run's own depths) and the plots use the bench's own seed.`,
 		t.AddRow(sr.label, num(sr.paper[0], 0), num(sr.paper[1], 0), change(-pdec, 1)+" (printed: "+printed+")",
 			num(rayLen, 1), num(mtdLen, 1), change(-dec, 1), change(least, 1)+" … "+change(most, 1), ratio(dec, pdec))
 		for i, name := range []string{"iterative + predictive", "standard", "iterative + predictive, speculative contacts", "iterative + predictive, Bullet's solver constants"} {
-			a := accuracyOf(sr.runs[i][0].Steps, span{"", 0, len(sr.runs[i][0].Steps)})
-			b := accuracyOf(sr.runs[i][1].Steps, span{"", 0, len(sr.runs[i][1].Steps)})
+			a, b := wholeRun(sr.runs[i][0]), wholeRun(sr.runs[i][1])
 			detail.AddRow(sr.label+", "+name, num(a.rayLength, 1), num(b.rayLength, 1), change(-reduction(a.rayLength, b.rayLength), 1),
 				num(a.ownDepth, 1), num(b.ownDepth, 1))
 		}

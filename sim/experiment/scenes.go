@@ -55,8 +55,7 @@ const sceneSeeds = 5
 func seedSpread(runs [][2]*scene3d.Trace) (a, b, least, most float64) {
 	least, most = math.Inf(1), math.Inf(-1)
 	for _, r := range runs {
-		ra := accuracyOf(r[0].Steps, span{"", 0, len(r[0].Steps)}).rayLength
-		rb := accuracyOf(r[1].Steps, span{"", 0, len(r[1].Steps)}).rayLength
+		ra, rb := wholeRun(r[0]).rayLength, wholeRun(r[1]).rayLength
 		a += ra / float64(len(runs))
 		b += rb / float64(len(runs))
 		c := -reduction(ra, rb)
@@ -472,6 +471,9 @@ type accuracy struct {
 	ownDepth            float64 // Σ of the run's own contact depths (its response)
 	contacts            int
 }
+
+// wholeRun returns the reference comparison of every step of run t.
+func wholeRun(t *scene3d.Trace) accuracy { return accuracyOf(t.Steps, span{"", 0, len(t.Steps)}) }
 
 func accuracyOf(steps []scene3d.StepMetrics, sp span) accuracy {
 	sp = sp.clip(len(steps))
