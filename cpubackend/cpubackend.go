@@ -53,6 +53,10 @@ type Option func(*Backend)
 // WithWorkers sets the number of goroutines (default GOMAXPROCS at New).
 func WithWorkers(n int) Option { return func(b *Backend) { b.workers = max(1, n) } }
 
+// WithTracer makes the backend trace its standard rays through t, one
+// batch per step (see Tracer), rather than on its own workers.
+func WithTracer(t Tracer) Option { return func(b *Backend) { b.tracer = t } }
+
 // WithLogger routes the backend's logs (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(b *Backend) { b.log = l } }
 
@@ -93,7 +97,12 @@ type Backend struct {
 	runClear  func(i, w int)
 	runLayout func(i, w int)
 	runFill   func(i, w int)
-	noClear   bool // no clear path (tests: it must change no result)
+	runFinish func(i, w int)
+	runCopy   func(i, w int)
+	tracer    Tracer
+	batch     RayBatch                // with a tracer: the step's standard rays
+	slots     map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
+	noClear   bool                    // no clear path (tests: it must change no result)
 	ctx       context.Context
 	stop      atomic.Bool
 }
@@ -178,6 +187,18 @@ type task struct {
 	contacts []narrow.Contact
 	rays     []iterative.Ray
 	stats    narrow.Stats
+	pend     []pending // with a tracer: the standard rays waiting for the batch
+	b0       int32     // with a tracer: the batch index of the first of them traced
+	nq       int32     // with a tracer: how many of them are traced
+	slot     int32     // with a tracer: the batch's index of the shape they are cast on
+}
+
+// pending is a standard ray gathered for the tracer's batch: its query
+// and what StandardQuery said of it.
+type pending struct {
+	q           narrow.RayQuery
+	v           int32
+	used, trace bool
 }
 
 // New returns a CPU backend with the given parameters.
@@ -196,6 +217,9 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runClear = b.doClear
 	b.runLayout = b.doLayout
 	b.runFill = b.doFill
+	b.runFinish = b.doFinish
+	b.runCopy = b.doCopy
+	b.slots = make(map[*narrow.Shape]int32)
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.cands = make([][]int32, b.workers)
 	b.sinks = make([]sink, b.workers)
@@ -309,6 +333,14 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	b.stop.Store(false)
 	t1 := time.Now()
 	b.pool.run(len(b.tasks), b.runTask)
+	var stepErr error
+	if b.tracer != nil && !b.stop.Load() {
+		if stepErr = b.traceBatch(ctx); stepErr != nil {
+			b.stop.Store(true)
+		} else {
+			b.pool.run(len(b.tasks), b.runFinish)
+		}
+	}
 	t2 := time.Now()
 	if !b.stop.Load() {
 		b.pool.run((b.njobs+pairBlock-1)/pairBlock, b.runMerge)
@@ -320,6 +352,9 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 			j := b.job(int(i))
 			b.store.Release(j.st)
 			j.st, j.fresh = nil, false
+		}
+		if stepErr != nil {
+			return stepErr
 		}
 		return ctx.Err()
 	}
@@ -768,7 +803,7 @@ func (b *Backend) addTask(nt, job, dir, lo, hi int) int {
 	}
 	t := &b.tasks[nt]
 	t.job, t.dir, t.lo, t.hi = int32(job), uint8(dir), int32(lo), int32(hi)
-	t.contacts, t.rays, t.stats = t.contacts[:0], t.rays[:0], narrow.Stats{}
+	t.contacts, t.rays, t.pend, t.nq, t.stats = t.contacts[:0], t.rays[:0], t.pend[:0], 0, narrow.Stats{}
 	return nt + 1
 }
 
@@ -844,17 +879,14 @@ func (b *Backend) doTask(i, w int) {
 	j := b.job(int(t.job))
 	dir := &j.dirs[t.dir] // set: the job has work items
 	r := j.res
-	predict := r.Method == narrow.MethodPredictive
-	keep := r.Method != narrow.MethodStandard
 	if j.iterative {
 		b.iterate(t, j, dir, r)
 		return
 	}
 	back := 0.0
-	if predict {
+	if r.Method == narrow.MethodPredictive {
 		back = r.CullingDist
 	}
-	var out narrow.Outcome
 	// The vertices that pass InCull, found through the culling hierarchy
 	// (Direction.AppendInCull), or with the papers' culling those in the
 	// world boxes' intersection, are cast in vertex order.
@@ -866,39 +898,136 @@ func (b *Backend) doTask(i, w int) {
 	}
 	b.cands[w] = cands
 	slices.Sort(cands)
+	if b.tracer != nil {
+		// The rays' queries wait for the step's batch (see traceBatch).
+		for _, v := range cands {
+			t.pend = append(t.pend, pending{v: v})
+			p := &t.pend[len(t.pend)-1]
+			p.used, p.trace = dir.StandardQuery(&p.q, v, back, r.Traversal)
+			if p.trace {
+				t.nq++
+			}
+		}
+		return
+	}
+	var out narrow.Outcome
 	for _, v := range cands {
 		dir.Standard(&out, v, back, r.Traversal)
-		t.stats.StandardRays++
-		if predict {
-			t.stats.PredictiveRays++
+		t.consume(j, r, dir, v, &out)
+	}
+}
+
+// consume turns the Outcome of vertex v's standard ray into the task's
+// statistics, contacts and tracked rays.
+func (t *task) consume(j *job, r *narrow.Resolved, dir *narrow.Direction, v int32, out *narrow.Outcome) {
+	predict := r.Method == narrow.MethodPredictive
+	t.stats.StandardRays++
+	if predict {
+		t.stats.PredictiveRays++
+	}
+	if out.Fwd.Prim >= 0 && out.Fwd.Inside {
+		t.stats.OcclusionRays++
+	}
+	if out.Contact {
+		t.contacts = grow(t.contacts)
+		if !reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Fwd) {
+			t.contacts = t.contacts[:len(t.contacts)-1] // the vertex lies outside (see reprojection.Fill); its ray is still tracked
 		}
-		if out.Fwd.Prim >= 0 && out.Fwd.Inside {
-			t.stats.OcclusionRays++
+		if r.Method != narrow.MethodStandard {
+			t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: out.Fwd.Prim})
 		}
-		if out.Contact {
-			t.contacts = grow(t.contacts)
-			if !reprojection.Fill(&t.contacts[len(t.contacts)-1], r.Response, dir, v, &out.O, &out.D, out.Fwd) {
-				t.contacts = t.contacts[:len(t.contacts)-1] // the vertex lies outside (see reprojection.Fill); its ray is still tracked
-			}
-			if keep {
-				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: out.Fwd.Prim})
-			}
-			continue
-		}
-		if predict {
-			if p, ok := predictive.FromStandard(out, r.CullingDist); ok {
-				t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: p, Predicted: true})
-				t.stats.Predictions++
-				if r.Speculative {
-					t.speculative(j, r, dir, v, &out.O, &out.D, out.Bwd)
-				}
+		return
+	}
+	if predict {
+		if p, ok := predictive.FromStandard(*out, r.CullingDist); ok {
+			t.rays = append(t.rays, iterative.Ray{Vertex: v, Prim: p, Predicted: true})
+			t.stats.Predictions++
+			if r.Speculative {
+				t.speculative(j, r, dir, v, &out.O, &out.D, out.Bwd)
 			}
 		}
 	}
 }
 
-// iterate runs an iterative work item: each ray walks from last step's
-// primitive (Algorithms 1-2 of Lehericey et al. 2013).
+// traceBatch hands the queries that the standard work items gathered to
+// the tracer as one batch, in task order (see Tracer): each task's place
+// in the batch is set here, and the tasks copy their queries there on
+// every worker (doCopy).
+func (b *Backend) traceBatch(ctx context.Context) error {
+	rb := &b.batch
+	rb.Shapes = rb.Shapes[:0]
+	clear(b.slots)
+	n := int32(0)
+	for i := range b.tasks {
+		t := &b.tasks[i]
+		t.b0 = n
+		if t.nq == 0 {
+			continue
+		}
+		n += t.nq
+		dst := b.job(int(t.job)).dirs[t.dir].Dst
+		slot, ok := b.slots[dst]
+		if !ok {
+			slot = int32(len(rb.Shapes))
+			b.slots[dst] = slot
+			rb.Shapes = append(rb.Shapes, dst)
+		}
+		t.slot = slot
+	}
+	if n == 0 {
+		return nil
+	}
+	rb.Queries = slices.Grow(rb.Queries[:0], int(n))[:n]
+	rb.Dst = slices.Grow(rb.Dst[:0], int(n))[:n]
+	rb.Fwd, rb.Bwd = slices.Grow(rb.Fwd[:0], int(n))[:n], slices.Grow(rb.Bwd[:0], int(n))[:n]
+	b.pool.run(len(b.tasks), b.runCopy)
+	if err := b.tracer.Trace(ctx, rb); err != nil {
+		return fmt.Errorf("cpubackend: tracer: %w", err)
+	}
+	return nil
+}
+
+// doCopy copies the traced queries of work item i into the batch.
+func (b *Backend) doCopy(i, _ int) {
+	t := &b.tasks[i]
+	if t.nq == 0 {
+		return
+	}
+	rb, k := &b.batch, int(t.b0)
+	for x := range t.pend {
+		if p := &t.pend[x]; p.trace {
+			rb.Queries[k], rb.Dst[k] = p.q, t.slot
+			k++
+		}
+	}
+}
+
+// doFinish completes the standard rays of work item i from the batch's
+// hits (see traceBatch), as doTask does inline without a tracer.
+func (b *Backend) doFinish(i, _ int) {
+	t := &b.tasks[i]
+	if len(t.pend) == 0 || b.stop.Load() {
+		return
+	}
+	j := b.job(int(t.job))
+	dir := &j.dirs[t.dir]
+	rb, k := &b.batch, int(t.b0)
+	var out narrow.Outcome
+	for x := range t.pend {
+		p := &t.pend[x]
+		switch {
+		case !p.used:
+			out = narrow.Outcome{Fwd: narrow.NoHit, Bwd: narrow.NoHit}
+		case !p.trace:
+			dir.StandardOutcome(&out, p.v, &p.q, narrow.NoHit, narrow.NoHit)
+		default:
+			dir.StandardOutcome(&out, p.v, &p.q, rb.Fwd[k], rb.Bwd[k])
+			k++
+		}
+		t.consume(j, j.res, dir, p.v, &out)
+	}
+}
+
 func (b *Backend) iterate(t *task, j *job, dir *narrow.Direction, r *narrow.Resolved) {
 	predict := r.Method == narrow.MethodPredictive
 	maxIt := r.MaxIt[t.dir]

@@ -310,14 +310,33 @@ type Outcome struct {
 // stay clear of Dst's surface (outsideGrid.clearAlong).
 func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal) {
 	*out = Outcome{Fwd: NoHit, Bwd: NoHit}
-	if d.Src.vnorm[v] == ([3]float64{}) {
+	var q lineQuery
+	used, trace := d.setQuery(&q, v, back, trav)
+	if !used {
 		return // vertex used by no primitive
 	}
-	var q lineQuery
+	if trace {
+		d.Dst.trace(&q, trav)
+	}
+	// Element by element: a whole-array copy of freshly stored values
+	// would stall (see Transform.SetPose).
+	out.O[0], out.O[1], out.O[2] = q.o[0], q.o[1], q.o[2]
+	out.D[0], out.D[1], out.D[2] = q.d[0], q.d[1], q.d[2]
+	out.Fwd, out.Bwd = q.result()
+	d.judge(out, v)
+}
+
+// setQuery prepares the line query of vertex v's standard ray (see
+// Standard): used is false for a vertex used by no primitive (no ray),
+// and trace false when the query's hits are known to be none without a
+// trace.
+func (d *Direction) setQuery(q *lineQuery, v int32, back float64, trav Traversal) (used, trace bool) {
+	if d.Src.vnorm[v] == ([3]float64{}) {
+		return false, false
+	}
 	d.Ray(v, &q.o, &q.d)
 	q.start(-d.Dst.tEps, back)
 	q.onSurf = true
-	miss := false
 	q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
 	if back > 0 && (!d.Dst.nearBounds(&q.o) || d.Dst.grid.outside(q.o[0], q.o[1], q.o[2])) {
 		// A vertex outside Dst's box, or that Dst's outside grid
@@ -331,17 +350,16 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 		// near Dst's surface (a BVH walk of such a ray costs about as
 		// little as the check).
 		q.fwd.T = q.tLo
-		miss = !d.Dst.meetsHull(&q.slabRay, -back, q.tLo) ||
+		miss := !d.Dst.meetsHull(&q.slabRay, -back, q.tLo) ||
 			trav == TraversalBasic && d.Dst.grid.clearAlong(&q.o, &q.d, -back)
+		return true, !miss
 	}
-	if !miss {
-		d.Dst.trace(&q, trav)
-	}
-	// Element by element: a whole-array copy of freshly stored values
-	// would stall (see Transform.SetPose).
-	out.O[0], out.O[1], out.O[2] = q.o[0], q.o[1], q.o[2]
-	out.D[0], out.D[1], out.D[2] = q.d[0], q.d[1], q.d[2]
-	out.Fwd, out.Bwd = q.result()
+	return true, true
+}
+
+// judge applies Hermann's own-body rule to a traced Outcome (see
+// Standard).
+func (d *Direction) judge(out *Outcome, v int32) {
 	if out.Fwd.Prim < 0 || !out.Fwd.Inside {
 		return
 	}
@@ -350,6 +368,46 @@ func (d *Direction) Standard(out *Outcome, v int32, back float64, trav Traversal
 		return
 	}
 	out.Contact = true
+}
+
+// RayQuery is a standard ray's line query in Dst's frame, as
+// Direction.StandardQuery prepares it for a tracer that runs apart from
+// the Direction (a GPU, a batch): the forward hit is the primitive
+// crossing nearest ahead with TLo ≤ t < TMax, except crossings entering
+// Dst (ray · outward normal ≤ 0) at t ≤ −TLo, which mean the origin lies
+// on Dst's surface (see Direction.Standard); the backward hit, wanted
+// when Back > 0, is the crossing nearest behind with −Back ≤ t < TLo.
+// Ties go to the lower primitive index. Shape.TraceQuery answers it.
+type RayQuery struct {
+	O, D [3]float64 // origin and unit direction (Direction.Ray)
+	TLo  float64    // start of the forward search (−Dst.TEps())
+	TMax float64    // end of the forward search (exclusive)
+	Back float64    // length of the backward (predictive) search; 0: none
+}
+
+// StandardQuery prepares the query of vertex v's standard ray, as
+// Standard traces it: used is false for a vertex used by no primitive,
+// whose Outcome is Outcome{Fwd: NoHit, Bwd: NoHit}; trace is false when
+// the query is known to have no hits (pass NoHit, NoHit to
+// StandardOutcome). Otherwise trace q (Shape.TraceQuery on Dst, or any
+// tracer that returns the same hits) and complete the Outcome with
+// StandardOutcome: the result is Standard's, bit for bit.
+func (d *Direction) StandardQuery(q *RayQuery, v int32, back float64, trav Traversal) (used, trace bool) {
+	var lq lineQuery
+	used, trace = d.setQuery(&lq, v, back, trav)
+	if !used {
+		*q = RayQuery{}
+		return false, false
+	}
+	*q = RayQuery{O: lq.o, D: lq.d, TLo: lq.tLo, TMax: lq.fwd.T, Back: lq.back}
+	return true, trace
+}
+
+// StandardOutcome completes the Outcome of vertex v's standard ray from
+// its query (StandardQuery, used) and the query's hits.
+func (d *Direction) StandardOutcome(out *Outcome, v int32, q *RayQuery, fwd, bwd Hit) {
+	*out = Outcome{Fwd: fwd, Bwd: bwd, O: q.O, D: q.D}
+	d.judge(out, v)
 }
 
 // Blocked reports whether a hit from inside at distance t along the ray of

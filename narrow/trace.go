@@ -304,3 +304,72 @@ func (s *Shape) ownExit(v int32) float64 {
 func (s *Shape) Occluded(v int32, tHit float64) bool {
 	return s.exit[v] < tHit-s.tEps
 }
+
+// TraceQuery answers a standard ray's query (see RayQuery) with the given
+// traversal: the hits Direction.Standard computes for it, bit for bit.
+func (s *Shape) TraceQuery(rq *RayQuery, trav Traversal) (fwd, bwd Hit) {
+	var q lineQuery
+	q.init(rq.O, rq.D, rq.TLo, rq.Back)
+	q.onSurf = true
+	q.fwd.T = rq.TMax
+	s.trace(&q, trav)
+	return q.result()
+}
+
+// Primitive is a primitive as ray tracers test it (Möller–Trumbore with
+// the tolerant barycentric test of every query of this package): the
+// points V0 + u·E1 + v·E2, and DetEps, at or below which |det| means a
+// line parallel to it. A triangle's edges are E1 and E2; a segment p0→p1
+// (2D shapes) has E1 = p1 − p0 and E2 = ẑ. ID is its index in the
+// shape's file order. The layout (ten float64, then two int32) is fixed,
+// so that a tracer on another device can take a slice of them as is.
+type Primitive struct {
+	V0, E1, E2 [3]float64
+	DetEps     float64
+	ID         int32
+	_          int32
+}
+
+// AppendPrimitives appends s's primitives, in its hierarchy's leaf order,
+// to dst and returns the extended slice. A tracer that tests a query
+// (RayQuery) against each of them as intersect does, and keeps the
+// nearest hits with ties to the lower ID, returns TraceQuery's hits.
+func (s *Shape) AppendPrimitives(dst []Primitive) []Primitive {
+	for i := range s.leaf {
+		p := &s.leaf[i]
+		dst = append(dst, Primitive{V0: p.v0, E1: p.e1, E2: p.e2, DetEps: p.detEps, ID: p.id})
+	}
+	return dst
+}
+
+// Intersect is the crossing test every query of this package uses (see
+// Primitive): the line o + t·d meets p at t, from the shape's inside when
+// det < 0; ok is false for a parallel line or a miss.
+func (p *Primitive) Intersect(o, d *[3]float64) (t, det float64, ok bool) {
+	pd := primData{v0: p.V0, e1: p.E1, e2: p.E2, detEps: p.DetEps}
+	return pd.intersect(o, d)
+}
+
+// BVHNode is a node of a shape's primitive hierarchy as a tracer on
+// another device walks it (the layout of the traversal's own nodes, 64
+// bytes): the boxes of its two children, Box[0 = min, 1 = max][axis][child],
+// in float32 rounded outwards; a child with Count[k] > 0 is a leaf
+// holding primitives Child[k] .. Child[k]+Count[k]−1 of AppendPrimitives'
+// order, otherwise Child[k] is the index of another node. Node 0 is the
+// root. Box tests compute in float64 on the exactly converted bounds.
+type BVHNode struct {
+	Box   [2][3][2]float32
+	Child [2]int32
+	Count [2]int32
+}
+
+// AppendBVH appends s's hierarchy (see BVHNode) to dst and returns the
+// extended slice. It appends nothing for a shape too small to have one:
+// a tracer then tests every primitive.
+func (s *Shape) AppendBVH(dst []BVHNode) []BVHNode {
+	for i := range s.fat {
+		n := &s.fat[i]
+		dst = append(dst, BVHNode{Box: n.box, Child: n.child, Count: n.count})
+	}
+	return dst
+}

@@ -10,11 +10,12 @@ import (
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/optixbackend"
 	"github.com/irtcd/irtcd/plugin"
 )
 
 // backendNames lists the -backend choices.
-var backendNames = []string{"cpu", "plugin"}
+var backendNames = []string{"cpu", "gpu", "plugin"}
 
 // pluginBinary is the default name of the plugin binary (cmd/irtcd-plugin).
 const pluginBinary = "irtcd-plugin"
@@ -23,7 +24,7 @@ const pluginBinary = "irtcd-plugin"
 // binary's path (empty for the CPU backend). Its errors are bad input.
 func checkBackend(name, pluginPath string) (string, error) {
 	switch name {
-	case "cpu":
+	case "cpu", "gpu":
 		if pluginPath != "" {
 			return "", fmt.Errorf("-plugin %s: only -backend plugin runs a plugin", pluginPath)
 		}
@@ -31,7 +32,7 @@ func checkBackend(name, pluginPath string) (string, error) {
 	case "plugin":
 		return findPlugin(pluginPath)
 	}
-	return "", fmt.Errorf("-backend: unknown backend %q (want %s)", name, strings.Join(backendNames, " or "))
+	return "", fmt.Errorf("-backend: unknown backend %q (want %s)", name, strings.Join(backendNames, ", "))
 }
 
 // findPlugin returns the plugin binary to run: path if given, otherwise
@@ -62,11 +63,19 @@ func findPlugin(path string) (string, error) {
 }
 
 // newBackend returns the narrow-phase backend: the in-process CPU backend,
-// or the plugin binary at pluginPath (see checkBackend) running one, with
-// the same parameters and workers.
-func newBackend(pluginPath string, p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error) {
+// the GPU backend (name "gpu"), or the plugin binary at pluginPath (see
+// checkBackend) running a CPU backend, with the same parameters and
+// workers.
+func newBackend(name, pluginPath string, p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error) {
 	if pluginPath != "" {
 		return plugin.New(pluginPath, p, plugin.WithWorkers(workers), plugin.WithLogger(log))
+	}
+	if name == "gpu" {
+		opts := []optixbackend.Option{optixbackend.WithLogger(log)}
+		if workers > 0 {
+			opts = append(opts, optixbackend.WithWorkers(workers))
+		}
+		return optixbackend.New(p, opts...)
 	}
 	var opts []cpubackend.Option
 	if workers > 0 {

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/optixbackend"
 )
 
 // buildPlugin builds cmd/irtcd-plugin, with the go command on PATH, into a
@@ -21,50 +24,80 @@ func buildPlugin(t *testing.T) string {
 	return path
 }
 
-// TestDemoPluginBackend: the demo through the plugin binary simulates
-// exactly what it simulates in-process (the narrow phase's results are
-// bit-identical): same work counts, same contacts, same last frame.
-func TestDemoPluginBackend(t *testing.T) {
-	bin := buildPlugin(t)
-	dir := t.TempDir()
-	outputs := map[string]string{}
-	for _, backend := range []string{"cpu", "plugin"} {
-		args := []string{"-scene", "stack", "-n", "4", "-steps", "40", "-width", "64", "-frame-every", "40",
-			"-backend", backend, "-out", filepath.Join(dir, backend+".gif")}
-		if backend == "plugin" {
-			args = append(args, "-plugin", bin)
-		}
-		code, stdout, stderr := runDemoArgs(t, args...)
-		if code != exitOK {
-			t.Fatalf("%s: exit %d, stderr:\n%s", backend, code, stderr)
-		}
-		if !strings.Contains(stdout, "on "+backend+"/predictive") {
-			t.Errorf("%s: summary:\n%s", backend, stdout)
-		}
-		var keep []string
-		for _, line := range strings.Split(stdout, "\n") {
-			for _, p := range []string{"rays", "pairs", "contact points"} {
-				if strings.HasPrefix(line, p) {
-					keep = append(keep, strings.Join(strings.Fields(line), " ")) // columns align with the timings
-				}
+// demoRun runs the demo on a scene on the given backend (extra flags
+// after) and returns the summary's work lines (rays, pairs, contact
+// points: the narrow phase's results, without the timings) and the last
+// frame.
+func demoRun(t *testing.T, dir, backend string, scene []string, extra ...string) (summary string, last []byte) {
+	t.Helper()
+	args := append(append([]string(nil), scene...), "-width", "64", "-backend", backend, "-out", filepath.Join(dir, backend+".gif"))
+	code, stdout, stderr := runDemoArgs(t, append(args, extra...)...)
+	if code != exitOK {
+		t.Fatalf("%s: exit %d, stderr:\n%s", backend, code, stderr)
+	}
+	if !strings.Contains(stdout, "on "+backend+"/predictive") {
+		t.Errorf("%s: summary:\n%s", backend, stdout)
+	}
+	var keep []string
+	for _, line := range strings.Split(stdout, "\n") {
+		for _, p := range []string{"rays", "pairs", "contact points"} {
+			if strings.HasPrefix(line, p) {
+				keep = append(keep, strings.Join(strings.Fields(line), " ")) // columns align with the timings
 			}
 		}
-		outputs[backend] = strings.Join(keep, "\n")
 	}
-	if outputs["cpu"] != outputs["plugin"] || outputs["cpu"] == "" {
-		t.Errorf("in-process:\n%s\nplugin:\n%s", outputs["cpu"], outputs["plugin"])
-	}
-	a, err := os.ReadFile(filepath.Join(dir, "cpu.png"))
+	last, err := os.ReadFile(filepath.Join(dir, backend+".png"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "plugin.png"))
-	if err != nil {
-		t.Fatal(err)
+	return strings.Join(keep, "\n"), last
+}
+
+// demoSame runs the demo on a scene on the CPU backend and on another,
+// and checks that both simulate exactly the same (the narrow phase's
+// results are bit-identical): same work counts, same contacts, same last
+// frame.
+func demoSame(t *testing.T, scene []string, backend string, extra ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	want, wantLast := demoRun(t, dir, "cpu", scene)
+	got, gotLast := demoRun(t, dir, backend, scene, extra...)
+	if want != got || want == "" {
+		t.Errorf("cpu:\n%s\n%s:\n%s", want, backend, got)
 	}
-	if !bytes.Equal(a, b) {
+	if !bytes.Equal(wantLast, gotLast) {
 		t.Error("the last frames differ")
 	}
+}
+
+// TestDemoPluginBackend: the demo through the plugin binary simulates
+// exactly what it simulates in-process.
+func TestDemoPluginBackend(t *testing.T) {
+	bin := buildPlugin(t)
+	demoSame(t, []string{"-scene", "stack", "-n", "4", "-steps", "40", "-frame-every", "40"}, "plugin", "-plugin", bin)
+}
+
+// TestDemoGPUBackend: the demo on the GPU backend simulates exactly what
+// it simulates on the CPU backend, 24 bunnies of the avalanche falling
+// into a pile. It needs a CUDA device: without one it checks that the
+// demo fails with a message that says so (or fails itself where
+// IRTCD_REQUIRE_GPU is set).
+func TestDemoGPUBackend(t *testing.T) {
+	scene := []string{"-scene", "avalanche", "-n", "24", "-steps", "150", "-frame-every", "150"}
+	be, err := optixbackend.New(narrow.Params{})
+	if err != nil {
+		if os.Getenv("IRTCD_REQUIRE_GPU") != "" {
+			t.Fatalf("IRTCD_REQUIRE_GPU is set: %v", err)
+		}
+		code, _, stderr := runDemoArgs(t, append(scene, "-backend", "gpu", "-out", filepath.Join(t.TempDir(), "gpu.gif"))...)
+		if code != exitFail || !strings.Contains(stderr, "no usable CUDA device") {
+			t.Fatalf("-backend gpu without a device: exit %d, stderr:\n%s", code, stderr)
+		}
+		t.Logf("no device: %s", strings.TrimSpace(stderr))
+		return
+	}
+	be.Close()
+	demoSame(t, scene, "gpu")
 }
 
 // TestFindPlugin: -plugin PATH is used as given (a bare name as a file

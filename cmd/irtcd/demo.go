@@ -45,7 +45,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	scene := fs.String("scene", "avalanche", "`scene` to run: "+strings.Join(sim.SceneNames(), ", "))
 	n := fs.Int("n", 0, "number of objects (0: the scene's default)")
 	steps := fs.Int("steps", 0, "number of steps of 1/60 s (0: the scene's default for its size)")
-	backend := fs.String("backend", "cpu", "narrow-phase `backend`: cpu (in-process) or plugin (the same, in an irtcd-plugin process)")
+	backend := fs.String("backend", "cpu", "narrow-phase `backend`: cpu (in-process), gpu (rays traced by CUDA kernels, the rest as cpu) or plugin (cpu, in an irtcd-plugin process)")
 	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
 	method := fs.String("method", "predictive", "`algorithm`: standard, iterative or predictive")
 	workers := fs.Int("workers", 0, "CPU backend threads, in-process or in the plugin (0: every core)")
@@ -113,7 +113,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	be, err := newBackend(binary, narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, *workers, logger)
+	be, err := newBackend(*backend, binary, narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, *workers, logger)
 	if err != nil {
 		return fail(exitFail, "backend: %v", err)
 	}

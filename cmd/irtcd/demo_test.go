@@ -75,7 +75,7 @@ func TestDemoBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-backend", "gpu"}, `-backend: unknown backend "gpu" (want cpu or plugin)`},
+		{[]string{"-backend", "tpu"}, `-backend: unknown backend "tpu" (want cpu, gpu, plugin)`},
 		{[]string{"-backend", "plugin", "-plugin", filepath.Join(dir, "missing")}, `no such plugin binary; build it with 'go build -o ` + filepath.Join(dir, "missing") + ` ./cmd/irtcd-plugin'`},
 		{[]string{"-plugin", filepath.Join(dir, "missing")}, `only -backend plugin runs a plugin`},
 		{[]string{"-scene", "nope"}, `-scene: sim: unknown scene "nope"`},

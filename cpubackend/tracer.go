@@ -1,0 +1,36 @@
+package cpubackend
+
+import (
+	"context"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// Tracer traces a step's standard rays somewhere other than the backend's
+// workers: on a GPU (package optixbackend), or in a test. With a Tracer
+// (WithTracer) a step runs in three parts: the work items cull their
+// vertices and prepare each standard ray's query
+// (narrow.Direction.StandardQuery) on the workers, the Tracer answers
+// all of the step's queries in one call, and the work items complete the
+// rays (narrow.Direction.StandardOutcome) and go on as without one.
+// Iterative walks, clearance searches, contacts and manifolds stay on the
+// workers.
+//
+// Trace must set b.Fwd[i] and b.Bwd[i] to the hits of b.Queries[i] on
+// b.Shapes[b.Dst[i]], exactly as narrow.Shape.TraceQuery gives them (with
+// any traversal: they agree bit for bit); the backend's output is then
+// the same as without a Tracer. Trace is called with the backend's lock
+// held, one step at a time. An error fails the step as a whole, as a
+// cancelled context does: nothing is committed.
+type Tracer interface {
+	Trace(ctx context.Context, b *RayBatch) error
+}
+
+// RayBatch is one step's standard rays, in the order of the work items.
+// The backend owns it and reuses its storage from step to step.
+type RayBatch struct {
+	Shapes   []*narrow.Shape   // the shapes the rays are cast on, each once
+	Queries  []narrow.RayQuery // the rays, each in its shape's frame
+	Dst      []int32           // per query: its shape's index in Shapes
+	Fwd, Bwd []narrow.Hit      // per query, set by Trace: its forward and backward hits
+}

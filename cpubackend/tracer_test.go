@@ -1,0 +1,134 @@
+package cpubackend_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// goTracer answers a batch with narrow.Shape.TraceQuery, last query
+// first, with the traversal other than the backend's: a tracer that shares
+// nothing with the backend's own path but the query's rules. It fails the
+// call whose number is failAt (counting from 1), if set.
+type goTracer struct {
+	trav          narrow.Traversal
+	calls, failAt int
+	rays          int
+}
+
+var errTracer = errors.New("tracer failed")
+
+func (g *goTracer) Trace(_ context.Context, b *cpubackend.RayBatch) error {
+	g.calls++
+	if g.calls == g.failAt {
+		return errTracer
+	}
+	if len(b.Dst) != len(b.Queries) || len(b.Fwd) != len(b.Queries) || len(b.Bwd) != len(b.Queries) {
+		return fmt.Errorf("batch of %d queries with %d shapes indices, %d and %d hits", len(b.Queries), len(b.Dst), len(b.Fwd), len(b.Bwd))
+	}
+	for i := len(b.Queries) - 1; i >= 0; i-- {
+		b.Fwd[i], b.Bwd[i] = b.Shapes[b.Dst[i]].TraceQuery(&b.Queries[i], g.trav)
+	}
+	g.rays += len(b.Queries)
+	return nil
+}
+
+// TestTracerSameResult checks the backend's batched path: with a Tracer,
+// every step's Result (contacts, manifolds, statistics) is the one the
+// backend computes on its own, for each method, with speculative
+// contacts, with the papers' culling and the basic traversal, over 160
+// scripted 3D pairs and the 2D pairs of btGoodPairs; and a steady-state
+// step through the tracer allocates nothing.
+func TestTracerSameResult(t *testing.T) {
+	sh := btLoad(t)
+	steps := 16
+	if testing.Short() {
+		steps = 6
+	}
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 160, steps)
+	for k := range batch {
+		batch[k] = append(batch[k], btGoodPairs(sh, ids, k)...)
+	}
+	for _, p := range []narrow.Params{
+		{Method: narrow.MethodStandard},
+		{Method: narrow.MethodIterative},
+		{Method: narrow.MethodPredictive},
+		{Method: narrow.MethodPredictive, Speculative: true},
+		{Method: narrow.MethodPredictive, Culling: narrow.CullBoxes, Traversal: narrow.TraversalBasic},
+	} {
+		name := fmt.Sprintf("%v/speculative=%v/%v/%v", p.Method, p.Speculative, p.Culling, p.Traversal)
+		t.Run(name, func(t *testing.T) {
+			tr := &goTracer{trav: narrow.TraversalBasic}
+			if p.Traversal == narrow.TraversalBasic {
+				tr.trav = narrow.TraversalBVH
+			}
+			own, _ := btNew(t, sh, p, cpubackend.WithWorkers(3))
+			traced, _ := btNew(t, sh, p, cpubackend.WithWorkers(2), cpubackend.WithTracer(tr))
+			var want, got narrow.Result
+			var sum narrow.Stats
+			for k, pairs := range batch {
+				btDetect(t, own, pairs, &want)
+				btDetect(t, traced, pairs, &got)
+				if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
+					return
+				}
+				sum.Add(&want.Stats)
+			}
+			if tr.rays == 0 || sum.Contacts == 0 || p.Method != narrow.MethodStandard && sum.IterativePairs == 0 {
+				t.Fatalf("the batch exercises too little: %d rays traced, %+v", tr.rays, sum)
+			}
+			t.Logf("%d steps, %d tracer calls, %d rays traced; %+v", len(batch), tr.calls, tr.rays, sum)
+			for range 2 { // warm-up: the work items' buffers grow to their size
+				for _, pairs := range batch {
+					btDetect(t, traced, pairs, &got)
+				}
+			}
+			ctx := context.Background()
+			k := 0
+			allocs := testing.AllocsPerRun(2*len(batch), func() {
+				if err := traced.Detect(ctx, batch[k%len(batch)], &got); err != nil {
+					panic(err)
+				}
+				k++
+			})
+			if allocs != 0 {
+				t.Errorf("%v allocations per steady-state step with a tracer, want 0", allocs)
+			}
+		})
+	}
+}
+
+// TestTracerErrorFailsStep checks that a tracer's error fails the step as
+// a whole: Detect returns it wrapped, nothing is committed, and the steps
+// after it equal those of a backend that never took the failed step.
+func TestTracerErrorFailsStep(t *testing.T) {
+	sh := btLoad(t)
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 40, 6)
+	control, _ := btNew(t, sh, narrow.Params{})
+	tr := &goTracer{}
+	victim, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tr))
+	var want, got narrow.Result
+	for k, pairs := range batch {
+		if k == 2 {
+			tr.failAt = tr.calls + 1
+			err := victim.Detect(context.Background(), pairs, &got)
+			if !errors.Is(err, errTracer) {
+				t.Fatalf("step %d: Detect returned %v, want the tracer's error", k, err)
+			}
+		}
+		btDetect(t, control, pairs, &want)
+		btDetect(t, victim, pairs, &got)
+		if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
+			return
+		}
+	}
+	if tr.rays == 0 {
+		t.Fatal("no ray was traced")
+	}
+}

@@ -1,0 +1,84 @@
+package optixbackend
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// BenchmarkStep times one step of 2,000 scripted pairs of the test meshes
+// (and 2D gears; see scripted), cycling over 24 frames of their motion,
+// on the CPU backend and on the GPU backend in the same process: with the
+// standard method (every vertex in the culling volume casts a ray each
+// step) and with irtcd's default (iterative and predictive), with each
+// traversal. It reports the standard rays per step, the time of the work
+// items (narrow.DetectTimes.Rays: culling, rays, contacts; on the GPU
+// backend the device's part too) and, for the GPU, the device's part:
+// copying the queries up, the kernel, copying the hits back.
+func BenchmarkStep(b *testing.B) {
+	shapes := loadShapes(b)
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodPredictive} {
+		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
+			p := narrow.Params{Method: m, Traversal: trav}
+			for _, backend := range []string{"cpu", "gpu"} {
+				b.Run(fmt.Sprintf("method=%v/trav=%v/backend=%s", m, trav, backend), func(b *testing.B) {
+					var be narrow.Backend
+					var gpu *Backend
+					if backend == "gpu" {
+						gpu = openGPU(b, p)
+						be = gpu
+					} else {
+						cpu, err := cpubackend.New(p)
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer cpu.Close()
+						be = cpu
+					}
+					ids := register(b, be, shapes)
+					frames := scripted(shapes, ids, 2000, 24, 9)
+					var res narrow.Result
+					ctx := context.Background()
+					warm := frames // warm-up: states, buffers, the device's arrays
+					if m == narrow.MethodStandard {
+						warm = frames[:2] // no state to build up
+					}
+					for _, pairs := range warm {
+						if err := be.Detect(ctx, pairs, &res); err != nil {
+							b.Fatal(err)
+						}
+					}
+					rays := 0
+					var work time.Duration
+					var dev Times
+					b.ResetTimer()
+					for i := range b.N {
+						if err := be.Detect(ctx, frames[i%len(frames)], &res); err != nil {
+							b.Fatal(err)
+						}
+						rays += res.Stats.StandardRays
+						work += be.(narrow.Timed).LastDetectTimes().Rays
+						if gpu != nil && res.Stats.StandardPairs > 0 {
+							tm, _ := gpu.LastDevice()
+							dev.Upload += tm.Upload
+							dev.Kernel += tm.Kernel
+							dev.Download += tm.Download
+						}
+					}
+					ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+					b.ReportMetric(float64(rays)/float64(b.N), "rays/op")
+					b.ReportMetric(ms(work), "work-ms/op")
+					if gpu != nil {
+						b.ReportMetric(ms(dev.Upload), "up-ms/op")
+						b.ReportMetric(ms(dev.Kernel), "kernel-ms/op")
+						b.ReportMetric(ms(dev.Download), "down-ms/op")
+					}
+				})
+			}
+		}
+	}
+}

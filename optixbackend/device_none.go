@@ -1,0 +1,21 @@
+//go:build !linux || !cgo
+
+package optixbackend
+
+import (
+	"errors"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// device is absent from builds without cgo or outside Linux.
+type device struct{ name string }
+
+var errNoCgo = errors.New("built without cgo (or not on Linux): no way to reach a CUDA driver")
+
+func openDevice(int) (*device, error)                                { return nil, errNoCgo }
+func (*device) setShapes([]narrow.Primitive, []narrow.BVHNode) error { return errNoCgo }
+func (*device) trace([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) (Times, error) {
+	return Times{}, errNoCgo
+}
+func (*device) close() {}

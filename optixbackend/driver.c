@@ -1,0 +1,287 @@
+//go:build linux && cgo
+
+#include "driver.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+// The few driver API types and entry points used, declared here so that no
+// CUDA header is needed (their ABI is stable: cuda.h of CUDA 11 to 13).
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUmodule;
+typedef void *CUfunction;
+typedef void *CUstream;
+typedef unsigned long long CUdeviceptr;
+
+enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
+
+struct api {
+    CUresult (*Init)(unsigned);
+    CUresult (*DeviceGetCount)(int *);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*PrimaryCtxRelease)(CUdevice);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*CtxSynchronize)(void);
+    CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+    CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void **, void **);
+    CUresult (*GetErrorString)(CUresult, const char **);
+};
+
+// buf is a device buffer that grows to fit.
+struct buf {
+    CUdeviceptr p;
+    size_t cap;
+};
+
+// The driver's entry points, loaded once per process (irt_open runs under
+// the Go side's lock) and never unloaded.
+static void *lib;
+static struct api api;
+
+struct irt_dev {
+    struct api f;
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction trace;
+    struct buf prims, nodes, shapes, queries, dst, hits;
+};
+
+static void fail(const irt_dev *d, CUresult r, const char *what, char *err, size_t errlen) {
+    const char *s = NULL;
+    if (d != NULL && d->f.GetErrorString != NULL) {
+        d->f.GetErrorString(r, &s);
+    }
+    snprintf(err, errlen, "%s: CUDA error %d (%s)", what, r, s != NULL ? s : "unknown");
+}
+
+static int load(irt_dev *d, char *err, size_t errlen) {
+    if (lib == NULL) {
+        void *l = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (l == NULL) {
+            snprintf(err, errlen, "no CUDA driver: dlopen libcuda.so.1: %s", dlerror());
+            return -1;
+        }
+        struct api f;
+#define SYM(field, name)                                                                \
+    do {                                                                                \
+        *(void **)(&f.field) = dlsym(l, name);                                          \
+        if (f.field == NULL) {                                                          \
+            snprintf(err, errlen, "CUDA driver without %s: too old a driver", name);     \
+            dlclose(l);                                                                 \
+            return -1;                                                                  \
+        }                                                                               \
+    } while (0)
+        SYM(Init, "cuInit");
+        SYM(DeviceGetCount, "cuDeviceGetCount");
+        SYM(DeviceGet, "cuDeviceGet");
+        SYM(DeviceGetName, "cuDeviceGetName");
+        SYM(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+        SYM(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+        SYM(CtxSetCurrent, "cuCtxSetCurrent");
+        SYM(CtxSynchronize, "cuCtxSynchronize");
+        SYM(ModuleLoadDataEx, "cuModuleLoadDataEx");
+        SYM(ModuleUnload, "cuModuleUnload");
+        SYM(ModuleGetFunction, "cuModuleGetFunction");
+        SYM(MemAlloc, "cuMemAlloc_v2");
+        SYM(MemFree, "cuMemFree_v2");
+        SYM(MemcpyHtoD, "cuMemcpyHtoD_v2");
+        SYM(MemcpyDtoH, "cuMemcpyDtoH_v2");
+        SYM(LaunchKernel, "cuLaunchKernel");
+        SYM(GetErrorString, "cuGetErrorString");
+#undef SYM
+        api = f;
+        lib = l;
+    }
+    d->f = api;
+    return 0;
+}
+
+irt_dev *irt_open(int ordinal, const char *ptx, char *err, size_t errlen) {
+    irt_dev *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (load(d, err, errlen) != 0) {
+        irt_close(d);
+        return NULL;
+    }
+    CUresult r;
+    int n = 0;
+    if ((r = d->f.Init(0)) != 0) {
+        fail(d, r, "cuInit", err, errlen);
+        irt_close(d);
+        return NULL;
+    }
+    if ((r = d->f.DeviceGetCount(&n)) != 0 || ordinal < 0 || ordinal >= n) {
+        if (r != 0) {
+            fail(d, r, "cuDeviceGetCount", err, errlen);
+        } else {
+            snprintf(err, errlen, "no CUDA device %d (%d present)", ordinal, n);
+        }
+        irt_close(d);
+        return NULL;
+    }
+    if ((r = d->f.DeviceGet(&d->dev, ordinal)) != 0 || (r = d->f.PrimaryCtxRetain(&d->ctx, d->dev)) != 0) {
+        fail(d, r, "device context", err, errlen);
+        d->ctx = NULL;
+        irt_close(d);
+        return NULL;
+    }
+    if ((r = d->f.CtxSetCurrent(d->ctx)) != 0) {
+        fail(d, r, "cuCtxSetCurrent", err, errlen);
+        irt_close(d);
+        return NULL;
+    }
+    char log[4096] = {0};
+    int opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[2] = {log, (void *)(size_t)sizeof log};
+    if ((r = d->f.ModuleLoadDataEx(&d->mod, ptx, 2, opts, vals)) != 0) {
+        char what[4200];
+        snprintf(what, sizeof what, "loading the kernels' PTX (%s)", log);
+        fail(d, r, what, err, errlen);
+        d->mod = NULL;
+        irt_close(d);
+        return NULL;
+    }
+    if ((r = d->f.ModuleGetFunction(&d->trace, d->mod, "irtcd_trace")) != 0) {
+        fail(d, r, "kernel irtcd_trace", err, errlen);
+        irt_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+void irt_name(irt_dev *d, char *buf, int len) {
+    if (d->f.DeviceGetName(buf, len, d->dev) != 0) {
+        snprintf(buf, len, "CUDA device");
+    }
+}
+
+// reserve makes b hold at least n bytes (its contents are not kept).
+static CUresult reserve(irt_dev *d, struct buf *b, size_t n) {
+    if (n <= b->cap) {
+        return 0;
+    }
+    if (b->p != 0) {
+        d->f.MemFree(b->p);
+        b->p = 0;
+        b->cap = 0;
+    }
+    size_t c = 4096;
+    while (c < n) {
+        c *= 2;
+    }
+    CUresult r = d->f.MemAlloc(&b->p, c);
+    if (r == 0) {
+        b->cap = c;
+    }
+    return r;
+}
+
+static CUresult put(irt_dev *d, struct buf *b, const void *src, size_t n) {
+    CUresult r = reserve(d, b, n);
+    if (r == 0 && n > 0) {
+        r = d->f.MemcpyHtoD(b->p, src, n);
+    }
+    return r;
+}
+
+int irt_set_shapes(irt_dev *d, const void *prims, size_t nprims, const void *nodes, size_t nnodes,
+                   char *err, size_t errlen) {
+    CUresult r = d->f.CtxSetCurrent(d->ctx);
+    if (r == 0 && (r = put(d, &d->prims, prims, nprims * 88)) == 0) {
+        r = put(d, &d->nodes, nodes, nnodes * 64);
+    }
+    if (r != 0) {
+        fail(d, r, "uploading the shapes", err, errlen);
+    }
+    return r;
+}
+
+static long long now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int irt_trace(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void *queries,
+              const int *dst, int n, double baryLo, double baryHi, void *fwdOut, void *bwdOut,
+              irt_times *times, char *err, size_t errlen) {
+    const char *what = "cuCtxSetCurrent";
+    long long t0 = now_ns(), t1 = t0, t2 = t0;
+    CUresult r = d->f.CtxSetCurrent(d->ctx);
+    if (r == 0) {
+        what = "uploading the queries";
+        if ((r = put(d, &d->shapes, shapes, (size_t)nshapes * 16)) == 0 &&
+            (r = put(d, &d->queries, queries, (size_t)n * 72)) == 0 &&
+            (r = put(d, &d->dst, dst, (size_t)n * 4)) == 0) {
+            r = reserve(d, &d->hits, (size_t)n * 32);
+        }
+    }
+    t1 = t2 = now_ns();
+    if (r == 0) {
+        CUdeviceptr fwd = d->hits.p, bwd = d->hits.p + (size_t)n * 16;
+        CUdeviceptr pFirst = d->shapes.p, pCount = pFirst + (size_t)nshapes * 4;
+        CUdeviceptr nFirst = pCount + (size_t)nshapes * 4, nCount = nFirst + (size_t)nshapes * 4;
+        void *args[] = {&d->prims.p, &pFirst, &pCount, &d->nodes.p, &nFirst, &nCount, &useBVH,
+                        &d->queries.p, &d->dst.p, &n, &baryLo, &baryHi, &fwd, &bwd};
+        const unsigned threads = 128;
+        what = "launching irtcd_trace";
+        r = d->f.LaunchKernel(d->trace, ((unsigned)n + threads - 1) / threads, 1, 1, threads, 1, 1, 0,
+                              NULL, args, NULL);
+        if (r == 0) {
+            what = "running irtcd_trace";
+            r = d->f.CtxSynchronize();
+        }
+        t2 = now_ns();
+        if (r == 0) {
+            what = "downloading the hits";
+            if ((r = d->f.MemcpyDtoH(fwdOut, fwd, (size_t)n * 16)) == 0) {
+                r = d->f.MemcpyDtoH(bwdOut, bwd, (size_t)n * 16);
+            }
+        }
+    }
+    times->upload = t1 - t0;
+    times->kernel = t2 - t1;
+    times->download = now_ns() - t2;
+    if (r != 0) {
+        fail(d, r, what, err, errlen);
+    }
+    return r;
+}
+
+void irt_close(irt_dev *d) {
+    if (d == NULL) {
+        return;
+    }
+    if (d->ctx != NULL) {
+        d->f.CtxSetCurrent(d->ctx);
+        struct buf *bs[] = {&d->prims, &d->nodes, &d->shapes, &d->queries, &d->dst, &d->hits};
+        for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) {
+            if (bs[i]->p != 0) {
+                d->f.MemFree(bs[i]->p);
+            }
+        }
+        if (d->mod != NULL) {
+            d->f.ModuleUnload(d->mod);
+        }
+        d->f.PrimaryCtxRelease(d->dev);
+    }
+    free(d);
+}

@@ -1,0 +1,158 @@
+// Package optixbackend is the GPU narrow phase: the CPU backend's
+// pipeline (package cpubackend) with every standard ray of a step traced
+// in one batch by a CUDA kernel, one thread per ray (the two-index grid
+// of Lehericey et al. 2013, §3.5, flattened to one index per ray). With
+// narrow.TraversalBVH a ray walks the shape's hierarchy (the CPU's own
+// nodes, uploaded once); with narrow.TraversalBasic it tests every
+// primitive (their §4.2). Culling, iterative walks (Algorithms 1-2),
+// predictions, contacts and manifolds stay on the CPU's workers (see
+// cpubackend.Tracer).
+//
+// The kernel rounds as Go does (no fused multiply-adds; see kernels.cu),
+// so the backend's output equals the CPU backend's bit for bit, for any
+// narrow.Params: its tests check that on the device.
+//
+// The package reaches the CUDA driver at run time (dlopen of
+// libcuda.so.1) and carries its kernels as PTX, which the driver compiles
+// for the device: building it needs neither the CUDA toolkit nor a GPU,
+// and New fails with ErrNoDevice where there is none (or in a build
+// without cgo). The kernels are CUDA C++ rather than OptiX programs: the
+// name keeps the product's layout, and RT cores are not used.
+package optixbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// ErrNoDevice reports that no CUDA device could be opened: no driver, no
+// device, a build without cgo, or kernels the driver cannot load. The
+// error that wraps it says which.
+var ErrNoDevice = errors.New("optixbackend: no usable CUDA device")
+
+// ErrDevice reports that the device failed during a step (the step fails
+// as a whole and commits nothing, see cpubackend.Tracer).
+var ErrDevice = errors.New("optixbackend: device error")
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	ordinal int
+	cpu     []cpubackend.Option
+}
+
+// WithDevice selects the CUDA device by ordinal (default 0).
+func WithDevice(ordinal int) Option { return func(c *config) { c.ordinal = ordinal } }
+
+// WithWorkers sets the number of CPU workers that prepare and finish the
+// rays (default GOMAXPROCS).
+func WithWorkers(n int) Option {
+	return func(c *config) { c.cpu = append(c.cpu, cpubackend.WithWorkers(n)) }
+}
+
+// WithLogger routes the backend's logs (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.cpu = append(c.cpu, cpubackend.WithLogger(l)) }
+}
+
+// Backend is the GPU narrow phase. It implements narrow.Backend and
+// narrow.Timed; like cpubackend.Backend, its methods are safe for
+// concurrent use and serialised.
+type Backend struct {
+	cpu *cpubackend.Backend
+	tr  *tracer
+	dev string
+}
+
+var (
+	_ narrow.Backend = (*Backend)(nil)
+	_ narrow.Timed   = (*Backend)(nil)
+)
+
+// New opens the CUDA device and returns a backend with the given
+// parameters. Without a usable device it fails with an error wrapping
+// ErrNoDevice.
+func New(p narrow.Params, opts ...Option) (*Backend, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	dev, err := openDevice(c.ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+	}
+	tr := newTracer(dev, p.Traversal == narrow.TraversalBVH)
+	cpu, err := cpubackend.New(p, append(c.cpu, cpubackend.WithTracer(tr))...)
+	if err != nil {
+		dev.close()
+		return nil, err
+	}
+	return &Backend{cpu: cpu, tr: tr, dev: dev.name}, nil
+}
+
+// Device returns the name of the CUDA device.
+func (b *Backend) Device() string { return b.dev }
+
+// Params returns the backend's parameters.
+func (b *Backend) Params() narrow.Params { return b.cpu.Params() }
+
+// RegisterShape makes s available to pairs under the returned ID (see
+// narrow.Backend). Its primitives go to the device with the first batch
+// that casts rays on it.
+func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
+	return b.cpu.RegisterShape(s)
+}
+
+// UnregisterShape releases shape id (see narrow.Backend) and drops its
+// primitives from the device.
+func (b *Backend) UnregisterShape(id narrow.ShapeID) error {
+	s := b.cpu.Shape(id)
+	if err := b.cpu.UnregisterShape(id); err != nil {
+		return err
+	}
+	b.tr.forget(s)
+	return nil
+}
+
+// Shape returns a registered shape, or nil.
+func (b *Backend) Shape(id narrow.ShapeID) *narrow.Shape { return b.cpu.Shape(id) }
+
+// Reset forgets every pair's temporal state (see cpubackend.Backend.Reset).
+func (b *Backend) Reset() { b.cpu.Reset() }
+
+// Detect runs one step on a batch of pairs (see narrow.Backend).
+func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
+	return b.cpu.Detect(ctx, pairs, res)
+}
+
+// DetectTo runs one step as Detect does, handing each pair's outcome to w
+// (see cpubackend.Backend.DetectTo).
+func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.ResultWriter, st *narrow.Stats) error {
+	return b.cpu.DetectTo(ctx, pairs, w, st)
+}
+
+// LastDetectTimes returns where the time of the last successful Detect
+// went (narrow.Timed): the device's part is in Rays.
+func (b *Backend) LastDetectTimes() narrow.DetectTimes { return b.cpu.LastDetectTimes() }
+
+// LastDevice returns where the device's time went in the last step that
+// traced rays, and how many rays it traced. A step without standard rays
+// does not use the device.
+func (b *Backend) LastDevice() (Times, int) { return b.tr.last() }
+
+// Close stops the workers and releases the device. Later calls fail with
+// narrow.ErrBackendClosed.
+func (b *Backend) Close() error {
+	err := b.cpu.Close()
+	b.tr.close()
+	return err
+}

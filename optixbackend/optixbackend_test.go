@@ -1,0 +1,383 @@
+package optixbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"unsafe"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/motion"
+	"github.com/irtcd/irtcd/internal/reference"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// requireGPU makes the tests that need a device fail, rather than skip,
+// where none opens (set it on a machine with a GPU).
+const requireGPU = "IRTCD_REQUIRE_GPU"
+
+// openGPU returns a backend on the device, closed at the end of the test,
+// or skips the test where no device opens (a machine without a GPU, a
+// build without cgo), unless requireGPU is set.
+func openGPU(t testing.TB, p narrow.Params, opts ...Option) *Backend {
+	t.Helper()
+	be, err := New(p, opts...)
+	if err != nil {
+		if !errors.Is(err, ErrNoDevice) {
+			t.Fatalf("New: %v, want an error wrapping ErrNoDevice", err)
+		}
+		if os.Getenv(requireGPU) != "" {
+			t.Fatalf("%s is set: %v", requireGPU, err)
+		}
+		t.Skipf("no CUDA device here: %v", err)
+	}
+	t.Cleanup(func() { be.Close() })
+	return be
+}
+
+// TestNew checks New's two outcomes: a backend on a named device, or an
+// error wrapping ErrNoDevice that says why; and that bad parameters are
+// reported as such before any device is opened.
+func TestNew(t *testing.T) {
+	if _, err := New(narrow.Params{ManifoldSize: -1}); err == nil || errors.Is(err, ErrNoDevice) {
+		t.Errorf("New with a negative manifold size: %v, want a parameter error", err)
+	}
+	be, err := New(narrow.Params{})
+	if err != nil {
+		if !errors.Is(err, ErrNoDevice) || len(err.Error()) <= len(ErrNoDevice.Error()) {
+			t.Fatalf("New: %q, want ErrNoDevice with its cause", err)
+		}
+		if os.Getenv(requireGPU) != "" {
+			t.Fatalf("%s is set: %v", requireGPU, err)
+		}
+		t.Logf("no device: %v", err)
+		return
+	}
+	defer be.Close()
+	if be.Device() == "" {
+		t.Error("an open device without a name")
+	}
+	t.Logf("device: %s", be.Device())
+}
+
+// loadShapes returns the test meshes and a 2D gear-like polygon.
+func loadShapes(t testing.TB) []*narrow.Shape {
+	t.Helper()
+	var out []*narrow.Shape
+	for _, name := range []string{"bunny", "torus", "teddy", "duck"} {
+		s, err := narrow.LoadOBJ("../testdata/" + name + ".obj")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	var outline []mgl64.Vec2
+	for i := range 40 {
+		a, r := 2*math.Pi*float64(i)/40, 1.0
+		if i%2 == 1 {
+			r = 0.7
+		}
+		outline = append(outline, mgl64.Vec2{r * math.Cos(a), r * math.Sin(a)})
+	}
+	gear, err := narrow.NewPolygon(outline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, gear)
+}
+
+// TestTraceMatchesTraceQuery casts the standard rays (with their
+// predictive part) of every vertex of the test shapes at random
+// overlapping poses, random rays through their boxes, and rays through a
+// box's edges and corners (ties), on the device in one batch, walking the
+// hierarchies and testing every primitive: every hit equals
+// narrow.Shape.TraceQuery's bit for bit.
+func TestTraceMatchesTraceQuery(t *testing.T) {
+	be := openGPU(t, narrow.Params{})
+	shapes := loadShapes(t)
+	rng := rand.New(rand.NewPCG(3, 9))
+	var rb cpubackend.RayBatch
+	slot := map[*narrow.Shape]int32{}
+	add := func(s *narrow.Shape, q narrow.RayQuery) {
+		k, ok := slot[s]
+		if !ok {
+			k = int32(len(rb.Shapes))
+			slot[s] = k
+			rb.Shapes = append(rb.Shapes, s)
+		}
+		rb.Queries, rb.Dst = append(rb.Queries, q), append(rb.Dst, k)
+	}
+	for i, a := range shapes {
+		for _, b := range shapes {
+			if (i == len(shapes)-1) != (b == shapes[len(shapes)-1]) {
+				continue // 2D with 2D only
+			}
+			scale := a.Size() + b.Size()
+			for range 3 {
+				var pa, pb narrow.Pose
+				off := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize().Mul(scale * 0.3 * rng.Float64())
+				if a.Dim() == narrow.Dim2 {
+					pa = narrow.Pose2D(0, 0, 2*math.Pi*rng.Float64())
+					pb = narrow.Pose2D(off[0], off[1], 2*math.Pi*rng.Float64())
+				} else {
+					pa = narrow.Pose{Rot: reference.RandomRotation(rng)}
+					pb = narrow.Pose{Pos: off, Rot: reference.RandomRotation(rng)}
+				}
+				var d narrow.Direction
+				d.Setup(narrow.SideA, a, b, pa, pb, 0.1*scale)
+				d.Reach = 0.25 * min(a.Size(), b.Size())
+				for v := range int32(a.NumVertices()) {
+					var q narrow.RayQuery
+					if _, trace := d.StandardQuery(&q, v, 0.1*scale, narrow.TraversalBVH); trace {
+						add(b, q)
+					}
+				}
+			}
+		}
+		// Random rays from anywhere in the shape's box, both ways.
+		lo, hi := a.Bounds().Min, a.Bounds().Max
+		for range 2000 {
+			var q narrow.RayQuery
+			for k := range 3 {
+				q.O[k] = lo[k] + (hi[k]-lo[k])*rng.Float64()
+			}
+			dir := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			if a.Dim() == narrow.Dim2 {
+				q.O[2], dir[2] = 0, 0
+			}
+			dir = dir.Normalize()
+			q.D = dir
+			q.TLo, q.TMax, q.Back = -a.TEps(), math.Inf(1), a.Size()
+			add(a, q)
+		}
+	}
+	// Rays through a box's edges and corners, where primitives tie.
+	box, err := narrow.NewBox(mgl64.Vec3{-1, -2, -0.5}, mgl64.Vec3{1, 2, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for axis := range 3 {
+		for _, sign := range []float64{-1, 1} {
+			for _, u := range []float64{0, 0.25, 0.5, 1} {
+				for _, from := range []float64{3, 0.25} {
+					q := narrow.RayQuery{TLo: -box.TEps(), TMax: math.Inf(1), Back: 10}
+					a, c := (axis+1)%3, (axis+2)%3
+					lo, hi := box.Bounds().Min, box.Bounds().Max
+					q.O[a], q.O[c] = lo[a]+u*(hi[a]-lo[a]), lo[c]+u*(hi[c]-lo[c])
+					q.O[axis] = -sign * from * (hi[axis] - lo[axis])
+					q.D[axis] = sign
+					add(box, q)
+				}
+			}
+		}
+	}
+	n := len(rb.Queries)
+	for _, bvh := range []bool{true, false} {
+		be.tr.useBVH = bvh
+		rb.Fwd, rb.Bwd = make([]narrow.Hit, n), make([]narrow.Hit, n)
+		if err := be.tr.Trace(context.Background(), &rb); err != nil {
+			t.Fatal(err)
+		}
+		bad, fwd, bwd := 0, 0, 0
+		for i := range rb.Queries {
+			wf, wb := rb.Shapes[rb.Dst[i]].TraceQuery(&rb.Queries[i], narrow.TraversalBVH)
+			if rb.Fwd[i] != wf || rb.Bwd[i] != wb {
+				if bad++; bad <= 5 {
+					t.Errorf("BVH %v, query %d %+v: device %+v %+v, TraceQuery %+v %+v", bvh, i, rb.Queries[i], rb.Fwd[i], rb.Bwd[i], wf, wb)
+				}
+			}
+			if wf.Prim >= 0 {
+				fwd++
+			}
+			if wb.Prim >= 0 {
+				bwd++
+			}
+		}
+		if bad > 0 {
+			t.Fatalf("BVH %v: %d of %d queries differ", bvh, bad, n)
+		}
+		if fwd == 0 || bwd == 0 {
+			t.Fatalf("%d queries with %d forward and %d backward hits: too few to check", n, fwd, bwd)
+		}
+		tm, rays := be.LastDevice()
+		t.Logf("BVH %v: %d queries (%d forward, %d backward hits) equal on %s; device %+v for %d rays", bvh, n, fwd, bwd, be.Device(), tm, rays)
+	}
+}
+
+// scripted returns steps × n pairs of the shapes: pair i follows motion
+// script i mod 5, placed in the world by its own random rigid map; 3D
+// shapes pair with 3D ones, the 2D gear with itself.
+func scripted(shapes []*narrow.Shape, ids []narrow.ShapeID, n, steps int, seed uint64) [][]narrow.Pair {
+	rng := rand.New(rand.NewPCG(seed, 77))
+	scripts := motion.Scripts()
+	out := make([][]narrow.Pair, steps)
+	for i := range n {
+		a, b := rng.IntN(len(shapes)-1), rng.IntN(len(shapes)-1)
+		w := narrow.Pose{Pos: mgl64.Vec3{rng.Float64()*20 - 10, rng.Float64()*20 - 10, rng.Float64()*20 - 10}, Rot: reference.RandomRotation(rng)}
+		if i%8 == 7 {
+			a, b = len(shapes)-1, len(shapes)-1
+			w = narrow.Pose2D(rng.Float64()*20-10, rng.Float64()*20-10, 2*math.Pi*rng.Float64())
+		}
+		script := scripts[i%len(scripts)].New(shapes[a], shapes[b], uint64(i))
+		start := rng.IntN(100)
+		for k := range steps {
+			pa, pb := script(start + k)
+			out[k] = append(out[k], narrow.Pair{ID: uint64(100 + 3*i), A: ids[a], B: ids[b], PoseA: move(w, pa), PoseB: move(w, pb)})
+		}
+	}
+	return out
+}
+
+// move returns the pose of a body placed by the rigid map w: w ∘ p.
+func move(w, p narrow.Pose) narrow.Pose {
+	return narrow.Pose{Pos: w.Rot.Rotate(p.Pos).Add(w.Pos), Rot: w.Rot.Mul(p.Rot).Normalize()}
+}
+
+// register registers shapes in be, in order.
+func register(t testing.TB, be narrow.Backend, shapes []*narrow.Shape) []narrow.ShapeID {
+	t.Helper()
+	ids := make([]narrow.ShapeID, len(shapes))
+	for i, s := range shapes {
+		id, err := be.RegisterShape(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+// sameResult reports the first difference between two results (contacts
+// and manifold points compared with ==, statistics included), or "".
+func sameResult(want, got *narrow.Result) string {
+	if len(want.Pairs) != len(got.Pairs) {
+		return fmt.Sprintf("%d pairs, want %d", len(got.Pairs), len(want.Pairs))
+	}
+	if want.Stats != got.Stats {
+		return fmt.Sprintf("stats %+v, want %+v", got.Stats, want.Stats)
+	}
+	for i := range want.Pairs {
+		w, g := &want.Pairs[i], &got.Pairs[i]
+		if w.ID != g.ID || w.Iterative != g.Iterative || (w.Err == nil) != (g.Err == nil) ||
+			len(w.Contacts) != len(g.Contacts) || len(w.Manifolds) != len(g.Manifolds) {
+			return fmt.Sprintf("pair %d: %+v, want %+v", w.ID, g, w)
+		}
+		for k := range w.Contacts {
+			if w.Contacts[k] != g.Contacts[k] {
+				return fmt.Sprintf("pair %d contact %d: %+v, want %+v", w.ID, k, g.Contacts[k], w.Contacts[k])
+			}
+		}
+		for k := range w.Manifolds {
+			wm, gm := &w.Manifolds[k], &g.Manifolds[k]
+			if wm.Normal != gm.Normal || len(wm.Points) != len(gm.Points) {
+				return fmt.Sprintf("pair %d manifold %d differs", w.ID, k)
+			}
+			for x := range wm.Points {
+				if wm.Points[x] != gm.Points[x] {
+					return fmt.Sprintf("pair %d manifold %d point %d: %+v, want %+v", w.ID, k, x, gm.Points[x], wm.Points[x])
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// TestBackendMatchesCPU runs the same scripted steps of 400 pairs (3D
+// meshes and 2D gears) through the GPU backend and the CPU backend, for
+// each method, with speculative contacts, and with the papers' culling
+// and basic traversal: every step's Result is identical, contacts bit for
+// bit. It also drops a shape mid-run (UnregisterShape): the pairs of the
+// others go on unchanged.
+func TestBackendMatchesCPU(t *testing.T) {
+	openGPU(t, narrow.Params{}) // skips without a device
+	shapes := loadShapes(t)
+	steps := 24
+	for _, p := range []narrow.Params{
+		{Method: narrow.MethodStandard},
+		{Method: narrow.MethodIterative},
+		{Method: narrow.MethodPredictive},
+		{Method: narrow.MethodPredictive, Speculative: true},
+		{Method: narrow.MethodPredictive, Culling: narrow.CullBoxes, Traversal: narrow.TraversalBasic},
+	} {
+		t.Run(fmt.Sprintf("%v/speculative=%v/%v/%v", p.Method, p.Speculative, p.Culling, p.Traversal), func(t *testing.T) {
+			gpu := openGPU(t, p)
+			cpu, err := cpubackend.New(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cpu.Close()
+			ids := register(t, gpu, shapes)
+			register(t, cpu, shapes)
+			batch := scripted(shapes, ids, 400, steps, 5)
+			var want, got narrow.Result
+			var sum narrow.Stats
+			rays := 0
+			for k, pairs := range batch {
+				if k == steps/2 {
+					// The duck leaves: its pairs leave the batch too.
+					for _, be := range []narrow.Backend{gpu, cpu} {
+						if err := be.UnregisterShape(ids[3]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if k >= steps/2 {
+					var kept []narrow.Pair
+					for _, pr := range pairs {
+						if pr.A != ids[3] && pr.B != ids[3] {
+							kept = append(kept, pr)
+						}
+					}
+					pairs = kept
+				}
+				ctx := context.Background()
+				if err := cpu.Detect(ctx, pairs, &want); err != nil {
+					t.Fatal(err)
+				}
+				if err := gpu.Detect(ctx, pairs, &got); err != nil {
+					t.Fatal(err)
+				}
+				if d := sameResult(&want, &got); d != "" {
+					t.Fatalf("step %d: %s", k, d)
+				}
+				sum.Add(&want.Stats)
+				if _, n := gpu.LastDevice(); want.Stats.StandardPairs > 0 {
+					rays += n
+				}
+			}
+			if sum.Contacts == 0 || rays == 0 || p.Method != narrow.MethodStandard && sum.IterativePairs == 0 {
+				t.Fatalf("the run exercises too little: %+v", sum)
+			}
+			t.Logf("%d steps equal: %+v", steps, sum)
+		})
+	}
+}
+
+// TestLayout checks that the Go records the kernel reads and writes have
+// the layout of their C structs in kernels.cu (prim, query, hit).
+func TestLayout(t *testing.T) {
+	var h narrow.Hit
+	var p narrow.Primitive
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"narrow.Primitive", unsafe.Sizeof(p), 88},
+		{"narrow.Primitive.DetEps", unsafe.Offsetof(p.DetEps), 72},
+		{"narrow.Primitive.ID", unsafe.Offsetof(p.ID), 80},
+		{"narrow.RayQuery", unsafe.Sizeof(narrow.RayQuery{}), 72},
+		{"narrow.Hit", unsafe.Sizeof(h), 16},
+		{"narrow.Hit.Prim", unsafe.Offsetof(h.Prim), 8},
+		{"narrow.Hit.Inside", unsafe.Offsetof(h.Inside), 12},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d bytes, the kernel's struct has %d", c.name, c.got, c.want)
+		}
+	}
+}
