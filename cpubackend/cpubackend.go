@@ -334,8 +334,12 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	t1 := time.Now()
 	b.pool.run(len(b.tasks), b.runTask)
 	var stepErr error
+	var batch time.Duration
 	if b.tracer != nil && !b.stop.Load() {
-		if stepErr = b.traceBatch(ctx); stepErr != nil {
+		tb := time.Now()
+		stepErr = b.traceBatch(ctx)
+		batch = time.Since(tb)
+		if stepErr != nil {
 			b.stop.Store(true)
 		} else {
 			b.pool.run(len(b.tasks), b.runFinish)
@@ -391,7 +395,7 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	*st = sum
 	b.store.Sweep()
 	t3 := time.Now()
-	b.times = narrow.DetectTimes{Prepare: t1.Sub(t0), Rays: t2.Sub(t1), Finish: t3.Sub(t2)}
+	b.times = narrow.DetectTimes{Prepare: t1.Sub(t0), Rays: t2.Sub(t1), Batch: batch, Finish: t3.Sub(t2)}
 	if b.log.Enabled(ctx, slog.LevelDebug) {
 		b.log.DebugContext(ctx, "irtcd step", "pairs", st.Pairs, "standard", st.StandardPairs,
 			"iterative", st.IterativePairs, "failed", st.FailedPairs, "rays", st.Rays(), "contacts", st.Contacts)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -71,6 +72,7 @@ func TestTracerSameResult(t *testing.T) {
 			traced, _ := btNew(t, sh, p, cpubackend.WithWorkers(2), cpubackend.WithTracer(tr))
 			var want, got narrow.Result
 			var sum narrow.Stats
+			var batched time.Duration
 			for k, pairs := range batch {
 				btDetect(t, own, pairs, &want)
 				btDetect(t, traced, pairs, &got)
@@ -78,6 +80,13 @@ func TestTracerSameResult(t *testing.T) {
 					return
 				}
 				sum.Add(&want.Stats)
+				if b := own.LastDetectTimes().Batch; b != 0 {
+					t.Fatalf("step %d: a batch time of %v without a tracer", k, b)
+				}
+				batched += traced.LastDetectTimes().Batch
+			}
+			if batched <= 0 {
+				t.Error("no batch time with a tracer")
 			}
 			if tr.rays == 0 || sum.Contacts == 0 || p.Method != narrow.MethodStandard && sum.IterativePairs == 0 {
 				t.Fatalf("the batch exercises too little: %d rays traced, %+v", tr.rays, sum)

@@ -273,6 +273,11 @@ type DetectTimes struct {
 	// predictive part) or iterative walks, and the contacts they give;
 	// what the papers time as "time spent on ray-tracing" on the GPU.
 	Rays time.Duration
+	// Batch: with a tracer on another device (cpubackend.Tracer), the
+	// part of Rays between the work items' two halves: copying the
+	// step's ray queries into one batch and the tracer's call. Zero
+	// otherwise.
+	Batch time.Duration
 	// Finish: gathering each pair's results, manifold reduction,
 	// committing the temporal states and writing the Result.
 	Finish time.Duration

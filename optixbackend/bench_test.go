@@ -17,8 +17,10 @@ import (
 // step) and with irtcd's default (iterative and predictive), with each
 // traversal. It reports the standard rays per step, the time of the work
 // items (narrow.DetectTimes.Rays: culling, rays, contacts; on the GPU
-// backend the device's part too) and, for the GPU, the device's part:
-// copying the queries up, the kernel, copying the hits back.
+// backend the device's part too) and, for the GPU, the batch
+// (narrow.DetectTimes.Batch: the queries copied into one batch and the
+// device's part) and the device's part: copying the queries up, the
+// kernel, copying the hits back.
 func BenchmarkStep(b *testing.B) {
 	shapes := loadShapes(b)
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodPredictive} {
@@ -53,7 +55,7 @@ func BenchmarkStep(b *testing.B) {
 						}
 					}
 					rays := 0
-					var work time.Duration
+					var work, batch time.Duration
 					var dev Times
 					b.ResetTimer()
 					for i := range b.N {
@@ -61,7 +63,9 @@ func BenchmarkStep(b *testing.B) {
 							b.Fatal(err)
 						}
 						rays += res.Stats.StandardRays
-						work += be.(narrow.Timed).LastDetectTimes().Rays
+						dt := be.(narrow.Timed).LastDetectTimes()
+						work += dt.Rays
+						batch += dt.Batch
 						if gpu != nil && res.Stats.StandardPairs > 0 {
 							tm, _ := gpu.LastDevice()
 							dev.Upload += tm.Upload
@@ -73,6 +77,7 @@ func BenchmarkStep(b *testing.B) {
 					b.ReportMetric(float64(rays)/float64(b.N), "rays/op")
 					b.ReportMetric(ms(work), "work-ms/op")
 					if gpu != nil {
+						b.ReportMetric(ms(batch), "batch-ms/op")
 						b.ReportMetric(ms(dev.Upload), "up-ms/op")
 						b.ReportMetric(ms(dev.Kernel), "kernel-ms/op")
 						b.ReportMetric(ms(dev.Download), "down-ms/op")
