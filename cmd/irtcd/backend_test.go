@@ -122,3 +122,44 @@ func TestFindPlugin(t *testing.T) {
 		t.Errorf("not found: %v", err)
 	}
 }
+
+// TestBenchBackend: bench -backend rejects an unknown backend as bad
+// usage, and without a CUDA device -backend gpu fails before running any
+// experiment, saying why.
+func TestBenchBackend(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.md")
+	code, _, stderr := runArgs(t, "", "bench", "-q", "-backend", "tpu", "-out", out)
+	if code != exitUsage || !strings.Contains(stderr, `unknown backend "tpu"`) {
+		t.Errorf("-backend tpu: exit %d, stderr %q", code, stderr)
+	}
+	if be, err := optixbackend.New(narrow.Params{}); err == nil {
+		be.Close()
+		t.Skip("a CUDA device is present: the bench would run on it")
+	}
+	code, _, stderr = runArgs(t, "", "bench", "-q", "-scale", "0.01", "-only", "tori", "-backend", "gpu", "-out", out)
+	if code != exitFail || !strings.Contains(stderr, "no usable CUDA device") {
+		t.Errorf("-backend gpu without a device: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a report was written")
+	}
+}
+
+// TestBenchPluginBackend: bench -backend plugin runs the scene runs in
+// the plugin binary and says so in the report.
+func TestBenchPluginBackend(t *testing.T) {
+	bin := buildPlugin(t)
+	out := filepath.Join(t.TempDir(), "r.md")
+	code, _, stderr := runArgs(t, "", "bench", "-q", "-scale", "0.02", "-only", "tori", "-backend", "plugin", "-plugin", bin,
+		"-testdata", "../../testdata", "-out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	rep, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rep), "scene runs on the plugin backend") {
+		t.Errorf("the report does not name the backend:\n%.600s", rep)
+	}
+}

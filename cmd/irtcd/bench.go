@@ -18,6 +18,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/optixbackend"
 	"github.com/irtcd/irtcd/sim/experiment"
 )
 
@@ -47,6 +49,8 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "CPU backend threads (0: every core)")
 	testdata := fs.String("testdata", "testdata", "`DIR` holding bunny.obj, torus.obj, teddy.obj and duck.obj")
 	quiet := fs.Bool("q", false, "no progress bar")
+	backend := fs.String("backend", "cpu", "narrow-phase `backend` of the 3D scene runs: cpu, gpu or plugin (the references stay on cpu)")
+	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "irtcd bench: %s\n", oneLine(fmt.Sprintf(format, a...)))
 		return code
@@ -64,6 +68,10 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return fail(exitUsage, "%v", err)
 	}
+	binary, err := checkBackend(*backend, *pluginPath)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	var names []string
 	if *only != "" {
 		names = strings.Split(*only, ",")
@@ -76,6 +84,23 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Scale: *scale, Seed: *seed, Workers: *workers, TestData: *testdata,
 		PlotDir: *plots, ReportDir: reportDir,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	mach := machine()
+	if *backend != "cpu" {
+		// Open one first, so that a missing device or plugin is reported
+		// before any experiment runs, and the report names the device.
+		be, err := newBackend(*backend, binary, narrow.Params{}, *workers, cfg.Logger)
+		if err != nil {
+			return fail(exitFail, "backend: %v", err)
+		}
+		mach += "; narrow phase of the scene runs on the " + *backend + " backend"
+		if g, ok := be.(*optixbackend.Backend); ok {
+			mach += " (" + g.Device() + ")"
+		}
+		be.Close()
+		cfg.NewBackend = func(p narrow.Params) (narrow.Backend, error) {
+			return newBackend(*backend, binary, p, *workers, cfg.Logger)
+		}
 	}
 	var bar *progressbar.ProgressBar
 	cur := ""
@@ -118,7 +143,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	rep := &experiment.Report{
 		Title:    "irtcd against the IRTCD papers: results",
-		Machine:  machine(),
+		Machine:  mach,
 		Commit:   rev,
 		Go:       runtime.Version(),
 		Command:  "go run ./cmd/" + cmdline,

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/irtcd/irtcd/narrow"
 )
 
 // ErrBadConfig is wrapped by the errors of a Config that cannot run.
@@ -38,6 +40,12 @@ type Config struct {
 	// Progress, if set, is called as work is done: the experiment's name,
 	// units done and the total.
 	Progress func(name string, done, total int)
+	// NewBackend, if set, makes the narrow phase of each 3D scene run
+	// (avalanche, spawner, tori) from the run's parameters; the run
+	// closes it. nil: the CPU backend with Workers workers. The reference
+	// runs (the standard algorithm the metrics compare against) and the
+	// re-projection test stay on the CPU backend.
+	NewBackend func(p narrow.Params) (narrow.Backend, error)
 
 	// runs caches the scene runs that several experiments share (Run sets
 	// it; nil: no sharing).

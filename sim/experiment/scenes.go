@@ -195,6 +195,7 @@ func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onF
 		trace *scene3d.Trace
 		steps int
 		frame func(*scene3d.Sim) error
+		be    narrow.Backend // made by c.NewBackend
 	}
 	out := make([]*scene3d.Trace, len(specs))
 	var runs []*live
@@ -202,6 +203,9 @@ func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onF
 		for _, l := range runs {
 			if l.sim != nil {
 				err = errors.Join(err, l.sim.Close())
+			}
+			if l.be != nil {
+				err = errors.Join(err, l.be.Close())
 			}
 		}
 	}()
@@ -233,11 +237,21 @@ func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onF
 			}
 			opts.Config = &wc
 		}
+		var be narrow.Backend
+		if c.NewBackend != nil {
+			if be, err = c.NewBackend(sp.params); err != nil {
+				return nil, fmt.Errorf("%s: backend: %w", sp.label(), err)
+			}
+			opts.Backend = be
+		}
 		sim, err := scene3d.New(sp.scene, opts)
 		if err != nil {
+			if be != nil {
+				be.Close()
+			}
 			return nil, fmt.Errorf("%s: %w", sp.label(), err)
 		}
-		l := &live{spec: sp, sim: sim, steps: sp.stepsFor(), frame: frame}
+		l := &live{spec: sp, sim: sim, steps: sp.stepsFor(), frame: frame, be: be}
 		runs = append(runs, l)
 		l.trace = &scene3d.Trace{Scene: sp.scene.Name, N: sim.Params.N, Seed: sim.Params.Seed, Dt: sim.World.Config().Dt,
 			Method: sp.params.Method, Floor: sim.Setup.Floor, Steps: make([]scene3d.StepMetrics, 0, l.steps)}
