@@ -14,6 +14,7 @@ package cpubackend
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -99,6 +100,7 @@ type Backend struct {
 	runFill   func(i, w int)
 	runFinish func(i, w int)
 	runCopy   func(i, w int)
+	runSelf   func(i, w int)
 	tracer    Tracer
 	batch     RayBatch                // with a tracer: the step's standard rays
 	slots     map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
@@ -219,6 +221,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runFill = b.doFill
 	b.runFinish = b.doFinish
 	b.runCopy = b.doCopy
+	b.runSelf = b.doSelf
 	b.slots = make(map[*narrow.Shape]int32)
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.cands = make([][]int32, b.workers)
@@ -986,9 +989,26 @@ func (b *Backend) traceBatch(ctx context.Context) error {
 	rb.Fwd, rb.Bwd = slices.Grow(rb.Fwd[:0], int(n))[:n], slices.Grow(rb.Bwd[:0], int(n))[:n]
 	b.pool.run(len(b.tasks), b.runCopy)
 	if err := b.tracer.Trace(ctx, rb); err != nil {
-		return fmt.Errorf("cpubackend: tracer: %w", err)
+		if !errors.Is(err, ErrTraceHere) || ctx.Err() != nil {
+			return fmt.Errorf("cpubackend: tracer: %w", err)
+		}
+		b.log.WarnContext(ctx, "irtcd: the tracer failed; the backend traces the step's rays itself", "err", err, "rays", n)
+		b.pool.run(len(b.tasks), b.runSelf)
 	}
 	return nil
+}
+
+// doSelf traces the batch's queries of work item i on this worker, as
+// the tracer would have (see ErrTraceHere).
+func (b *Backend) doSelf(i, _ int) {
+	t := &b.tasks[i]
+	if t.nq == 0 {
+		return
+	}
+	rb, trav := &b.batch, b.job(int(t.job)).res.Traversal
+	for k := t.b0; k < t.b0+t.nq; k++ {
+		rb.Fwd[k], rb.Bwd[k] = rb.Shapes[rb.Dst[k]].TraceQuery(&rb.Queries[k], trav)
+	}
 }
 
 // doCopy copies the traced queries of work item i into the batch.

@@ -2,6 +2,7 @@ package cpubackend
 
 import (
 	"context"
+	"errors"
 
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -21,7 +22,10 @@ import (
 // any traversal: they agree bit for bit); the backend's output is then
 // the same as without a Tracer. Trace is called with the backend's lock
 // held, one step at a time. An error fails the step as a whole, as a
-// cancelled context does: nothing is committed.
+// cancelled context does: nothing is committed; except an error that
+// wraps ErrTraceHere, after which the backend traces the batch itself on
+// its workers (logging the error as a warning) and the step goes on,
+// with the same output.
 type Tracer interface {
 	Trace(ctx context.Context, b *RayBatch) error
 }
@@ -34,3 +38,9 @@ type RayBatch struct {
 	Dst      []int32           // per query: its shape's index in Shapes
 	Fwd, Bwd []narrow.Hit      // per query, set by Trace: its forward and backward hits
 }
+
+// ErrTraceHere, wrapped by a Tracer's error, asks the backend to trace
+// the batch itself rather than fail the step: a device that ran out of
+// memory, or whose driver failed, then slows a step down instead of
+// stopping the engine.
+var ErrTraceHere = errors.New("cpubackend: the tracer asks the backend to trace the batch")

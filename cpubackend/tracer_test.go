@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -139,5 +140,39 @@ func TestTracerErrorFailsStep(t *testing.T) {
 	}
 	if tr.rays == 0 {
 		t.Fatal("no ray was traced")
+	}
+}
+
+// declining fails every batch with an error wrapping ErrTraceHere.
+type declining struct{ calls int }
+
+func (d *declining) Trace(context.Context, *cpubackend.RayBatch) error {
+	d.calls++
+	return fmt.Errorf("device lost: %w", cpubackend.ErrTraceHere)
+}
+
+// TestTracerFallback checks that a tracer that declines its batches
+// (ErrTraceHere) leaves the backend to trace them: every step succeeds
+// with the backend's own Result.
+func TestTracerFallback(t *testing.T) {
+	sh := btLoad(t)
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 40, 6)
+	for k := range batch {
+		batch[k] = append(batch[k], btGoodPairs(sh, ids, k)...)
+	}
+	own, _ := btNew(t, sh, narrow.Params{})
+	tr := &declining{}
+	fallback, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tr), cpubackend.WithLogger(slog.New(slog.DiscardHandler)))
+	var want, got narrow.Result
+	for k, pairs := range batch {
+		btDetect(t, own, pairs, &want)
+		btDetect(t, fallback, pairs, &got)
+		if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
+			return
+		}
+	}
+	if tr.calls == 0 {
+		t.Fatal("the tracer was never called")
 	}
 }

@@ -35,8 +35,10 @@ import (
 // error that wraps it says which.
 var ErrNoDevice = errors.New("optixbackend: no usable CUDA device")
 
-// ErrDevice reports that the device failed during a step (the step fails
-// as a whole and commits nothing, see cpubackend.Tracer).
+// ErrDevice reports that the device failed during a step: that step's
+// rays are traced on the CPU's workers instead, with the same results
+// (cpubackend.ErrTraceHere), the error is logged as a warning and
+// counted (DeviceFailures), and the next step tries the device again.
 var ErrDevice = errors.New("optixbackend: device error")
 
 // Option configures New.
@@ -90,13 +92,19 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
 	}
+	return newOn(p, dev, dev.name, &c)
+}
+
+// newOn returns a backend that traces on dev (New's device, or a fake in
+// tests), and closes dev if it cannot.
+func newOn(p narrow.Params, dev rayDevice, name string, c *config) (*Backend, error) {
 	tr := newTracer(dev, p.Traversal == narrow.TraversalBVH)
 	cpu, err := cpubackend.New(p, append(c.cpu, cpubackend.WithTracer(tr))...)
 	if err != nil {
 		dev.close()
 		return nil, err
 	}
-	return &Backend{cpu: cpu, tr: tr, dev: dev.name}, nil
+	return &Backend{cpu: cpu, tr: tr, dev: name}, nil
 }
 
 // Device returns the name of the CUDA device.
@@ -148,6 +156,10 @@ func (b *Backend) LastDetectTimes() narrow.DetectTimes { return b.cpu.LastDetect
 // traced rays, and how many rays it traced. A step without standard rays
 // does not use the device.
 func (b *Backend) LastDevice() (Times, int) { return b.tr.last() }
+
+// DeviceFailures returns how many steps' rays the device failed to trace
+// (traced on the CPU instead; see ErrDevice).
+func (b *Backend) DeviceFailures() int { return b.tr.failures() }
 
 // Close stops the workers and releases the device. Later calls fail with
 // narrow.ErrBackendClosed.

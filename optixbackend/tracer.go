@@ -18,16 +18,26 @@ type Times struct {
 	Upload, Kernel, Download time.Duration
 }
 
+// rayDevice is what the tracer needs of a device (device, or a fake in
+// tests).
+type rayDevice interface {
+	setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error
+	trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error)
+	close()
+}
+
 // span is where a shape lies in the device's arrays.
 type span struct{ prim, nprims, node, nnodes int32 }
 
 // tracer is the cpubackend.Tracer that runs irtcd_trace on the device.
 // Each shape a batch names is uploaded once (its primitives and
 // hierarchy are immutable); a shape released by UnregisterShape is
-// dropped and the arrays compacted at the next batch.
+// dropped and the arrays compacted at the next batch. When the device
+// fails, the batch goes back to the CPU backend (cpubackend.ErrTraceHere)
+// and the next batch tries the device again.
 type tracer struct {
 	mu     sync.Mutex
-	dev    *device
+	dev    rayDevice
 	useBVH bool // walk the shapes' hierarchies (narrow.TraversalBVH)
 	spans  map[*narrow.Shape]span
 	order  []*narrow.Shape    // the shapes on the device, in array order
@@ -37,9 +47,10 @@ type tracer struct {
 	shapes []int32 // the batch's spans: four arrays (see irt_trace)
 	times  Times   // of the last batch
 	rays   int     // of the last batch
+	failed int     // batches the device failed
 }
 
-func newTracer(dev *device, useBVH bool) *tracer {
+func newTracer(dev rayDevice, useBVH bool) *tracer {
 	return &tracer{dev: dev, useBVH: useBVH, spans: make(map[*narrow.Shape]span)}
 }
 
@@ -73,7 +84,7 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 	}
 	if t.dirty {
 		if err := t.dev.setShapes(t.prims, t.nodes); err != nil {
-			return fmt.Errorf("%w: %v", ErrDevice, err)
+			return t.fail(err)
 		}
 		t.dirty = false
 	}
@@ -81,10 +92,17 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 	// in the batch as they are.
 	tm, err := t.dev.trace(t.shapes, t.useBVH, b.Queries, b.Dst, b.Fwd, b.Bwd)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrDevice, err)
+		return t.fail(err)
 	}
 	t.times, t.rays = tm, len(b.Queries)
 	return nil
+}
+
+// fail counts a device failure and returns the error that hands the
+// batch back to the CPU backend.
+func (t *tracer) fail(err error) error {
+	t.failed++
+	return fmt.Errorf("%w: %w: %v", cpubackend.ErrTraceHere, ErrDevice, err)
 }
 
 // forget drops s from the device's arrays (uploaded again at the next
@@ -109,6 +127,13 @@ func (t *tracer) last() (Times, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.times, t.rays
+}
+
+// failures returns how many batches the device failed.
+func (t *tracer) failures() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
 }
 
 // close releases the device.

@@ -1,0 +1,74 @@
+package optixbackend
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// lostDevice is a device whose every call fails, as after a driver
+// fault.
+type lostDevice struct{ calls, closed int }
+
+var errLost = errors.New("GPU has fallen off the bus")
+
+func (d *lostDevice) setShapes([]narrow.Primitive, []narrow.BVHNode) error {
+	d.calls++
+	return errLost
+}
+
+func (d *lostDevice) trace([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) (Times, error) {
+	d.calls++
+	return Times{}, errLost
+}
+
+func (d *lostDevice) close() { d.closed++ }
+
+// TestDeviceFailureFallsBack checks that a device that fails every call
+// slows the backend down but does not stop it: each step's rays are
+// traced on the CPU's workers, every Result is the CPU backend's, the
+// failures are counted, and Close releases the device once.
+func TestDeviceFailureFallsBack(t *testing.T) {
+	shapes := loadShapes(t)
+	dev := &lostDevice{}
+	c := config{cpu: []cpubackend.Option{cpubackend.WithLogger(slog.New(slog.DiscardHandler))}}
+	gpu, err := newOn(narrow.Params{}, dev, "lost", &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	ids := register(t, gpu, shapes)
+	register(t, cpu, shapes)
+	var want, got narrow.Result
+	ctx := context.Background()
+	steps := 0
+	for k, pairs := range scripted(shapes, ids, 60, 8, 2) {
+		if err := cpu.Detect(ctx, pairs, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := gpu.Detect(ctx, pairs, &got); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+		if d := sameResult(&want, &got); d != "" {
+			t.Fatalf("step %d: %s", k, d)
+		}
+		if want.Stats.StandardRays > 0 {
+			steps++
+		}
+	}
+	if steps == 0 || gpu.DeviceFailures() == 0 || gpu.DeviceFailures() > steps || dev.calls < gpu.DeviceFailures() {
+		t.Fatalf("%d steps with standard rays, %d device failures, %d device calls", steps, gpu.DeviceFailures(), dev.calls)
+	}
+	if err := gpu.Close(); err != nil || dev.closed != 1 {
+		t.Fatalf("Close: %v, device closed %d times", err, dev.closed)
+	}
+	t.Logf("%d steps traced on the CPU after %d device calls failed", gpu.DeviceFailures(), dev.calls)
+}
