@@ -1,6 +1,8 @@
 // Command irtcd-plugin is irtcd's narrow phase as a plugin process: it
-// serves the CPU backend (package cpubackend) over hashicorp/go-plugin in
-// gRPC mode to a host that runs it through plugin.Host, for example
+// serves the CPU backend (package cpubackend), or with
+// IRTCD_PLUGIN_BACKEND=gpu the GPU backend (package optixbackend), over
+// hashicorp/go-plugin in gRPC mode to a host that runs it through
+// plugin.Host, for example
 //
 //	go build -o irtcd-plugin ./cmd/irtcd-plugin
 //	go run ./cmd/irtcd demo -backend plugin -plugin ./irtcd-plugin
@@ -11,10 +13,14 @@
 // plugin for the protocol.
 package main
 
-import "github.com/irtcd/irtcd/plugin"
+import (
+	"os"
+
+	"github.com/irtcd/irtcd/plugin"
+)
 
 func main() {
 	stop := startProfile()
-	plugin.Serve(withTestFaults(plugin.CPUFactory))
+	plugin.Serve(withTestFaults(factory(os.Getenv(backendEnv))))
 	stop()
 }

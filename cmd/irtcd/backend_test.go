@@ -163,3 +163,27 @@ func TestBenchPluginBackend(t *testing.T) {
 		t.Errorf("the report does not name the backend:\n%.600s", rep)
 	}
 }
+
+// TestDemoPluginGPUBackend: with IRTCD_PLUGIN_BACKEND=gpu the plugin
+// serves the GPU backend: the demo simulates what it simulates in
+// process where there is a device, and fails saying why where there is
+// none.
+func TestDemoPluginGPUBackend(t *testing.T) {
+	bin := buildPlugin(t)
+	t.Setenv("IRTCD_PLUGIN_BACKEND", "gpu")
+	scene := []string{"-scene", "stack", "-n", "4", "-steps", "40", "-frame-every", "40"}
+	be, err := optixbackend.New(narrow.Params{})
+	if err != nil {
+		if os.Getenv("IRTCD_REQUIRE_GPU") != "" {
+			t.Fatalf("IRTCD_REQUIRE_GPU is set: %v", err)
+		}
+		code, _, stderr := runDemoArgs(t, append(scene, "-backend", "plugin", "-plugin", bin, "-out", filepath.Join(t.TempDir(), "p.gif"))...)
+		if code != exitFail || !strings.Contains(stderr, "no usable CUDA device") {
+			t.Fatalf("plugin on the GPU backend without a device: exit %d, stderr:\n%s", code, stderr)
+		}
+		t.Logf("no device: %s", strings.TrimSpace(stderr))
+		return
+	}
+	be.Close()
+	demoSame(t, scene, "plugin", "-plugin", bin)
+}
