@@ -20,6 +20,7 @@ type goTracer struct {
 	trav          narrow.Traversal
 	calls, failAt int
 	rays          int
+	decline       bool // fail every call with an error wrapping ErrTraceHere
 }
 
 var errTracer = errors.New("tracer failed")
@@ -28,6 +29,9 @@ func (g *goTracer) Trace(_ context.Context, b *cpubackend.RayBatch) error {
 	g.calls++
 	if g.calls == g.failAt {
 		return errTracer
+	}
+	if g.decline {
+		return fmt.Errorf("device lost: %w", cpubackend.ErrTraceHere)
 	}
 	if len(b.Dst) != len(b.Queries) || len(b.Fwd) != len(b.Queries) || len(b.Bwd) != len(b.Queries) {
 		return fmt.Errorf("batch of %d queries with %d shapes indices, %d and %d hits", len(b.Queries), len(b.Dst), len(b.Fwd), len(b.Bwd))
@@ -113,6 +117,24 @@ func TestTracerSameResult(t *testing.T) {
 	}
 }
 
+// sameSteps runs the steps of batch on control and on subject and checks
+// that every step's Result is the same; before, if set, runs before each
+// step on subject.
+func sameSteps(t *testing.T, control, subject *cpubackend.Backend, batch [][]narrow.Pair, before func(k int, pairs []narrow.Pair)) {
+	t.Helper()
+	var want, got narrow.Result
+	for k, pairs := range batch {
+		if before != nil {
+			before(k, pairs)
+		}
+		btDetect(t, control, pairs, &want)
+		btDetect(t, subject, pairs, &got)
+		if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
+			return
+		}
+	}
+}
+
 // TestTracerErrorFailsStep checks that a tracer's error fails the step as
 // a whole: Detect returns it wrapped, nothing is committed, and the steps
 // after it equal those of a backend that never took the failed step.
@@ -123,32 +145,19 @@ func TestTracerErrorFailsStep(t *testing.T) {
 	control, _ := btNew(t, sh, narrow.Params{})
 	tr := &goTracer{}
 	victim, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tr))
-	var want, got narrow.Result
-	for k, pairs := range batch {
-		if k == 2 {
-			tr.failAt = tr.calls + 1
-			err := victim.Detect(context.Background(), pairs, &got)
-			if !errors.Is(err, errTracer) {
-				t.Fatalf("step %d: Detect returned %v, want the tracer's error", k, err)
-			}
-		}
-		btDetect(t, control, pairs, &want)
-		btDetect(t, victim, pairs, &got)
-		if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
+	sameSteps(t, control, victim, batch, func(k int, pairs []narrow.Pair) {
+		if k != 2 {
 			return
 		}
-	}
+		tr.failAt = tr.calls + 1
+		var res narrow.Result
+		if err := victim.Detect(context.Background(), pairs, &res); !errors.Is(err, errTracer) {
+			t.Fatalf("step %d: Detect returned %v, want the tracer's error", k, err)
+		}
+	})
 	if tr.rays == 0 {
 		t.Fatal("no ray was traced")
 	}
-}
-
-// declining fails every batch with an error wrapping ErrTraceHere.
-type declining struct{ calls int }
-
-func (d *declining) Trace(context.Context, *cpubackend.RayBatch) error {
-	d.calls++
-	return fmt.Errorf("device lost: %w", cpubackend.ErrTraceHere)
 }
 
 // TestTracerFallback checks that a tracer that declines its batches
@@ -162,16 +171,9 @@ func TestTracerFallback(t *testing.T) {
 		batch[k] = append(batch[k], btGoodPairs(sh, ids, k)...)
 	}
 	own, _ := btNew(t, sh, narrow.Params{})
-	tr := &declining{}
+	tr := &goTracer{decline: true}
 	fallback, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tr), cpubackend.WithLogger(slog.New(slog.DiscardHandler)))
-	var want, got narrow.Result
-	for k, pairs := range batch {
-		btDetect(t, own, pairs, &want)
-		btDetect(t, fallback, pairs, &got)
-		if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
-			return
-		}
-	}
+	sameSteps(t, own, fallback, batch, nil)
 	if tr.calls == 0 {
 		t.Fatal("the tracer was never called")
 	}
