@@ -10,7 +10,7 @@ import (
 // package needs no CUDA toolkit; the driver compiles the PTX for the
 // device when the backend opens it. -fmad=false keeps every operation
 // rounded as Go's float64 arithmetic is (see kernels.cu).
-//go:generate nvcc -ptx -arch=compute_75 -fmad=false -o kernels.ptx kernels.cu
+//go:generate sh gen.sh
 
 //go:embed kernels.ptx
 var kernelsPTX string

@@ -92,17 +92,15 @@ func loadShapes(t testing.TB) []*narrow.Shape {
 	return append(out, gear)
 }
 
-// TestTraceMatchesTraceQuery casts the standard rays (with their
-// predictive part) of every vertex of the test shapes at random
-// overlapping poses, random rays through their boxes, and rays through a
-// box's edges and corners (ties), on the device in one batch, walking the
-// hierarchies and testing every primitive: every hit equals
-// narrow.Shape.TraceQuery's bit for bit.
-func TestTraceMatchesTraceQuery(t *testing.T) {
-	be := openGPU(t, narrow.Params{})
+// queryBatch returns the standard rays (with their predictive part) of
+// every vertex of the test shapes at random overlapping poses, random
+// rays through their boxes, and rays through a box's edges and corners,
+// where primitives tie, as one batch.
+func queryBatch(t *testing.T) *cpubackend.RayBatch {
+	t.Helper()
 	shapes := loadShapes(t)
 	rng := rand.New(rand.NewPCG(3, 9))
-	var rb cpubackend.RayBatch
+	rb := new(cpubackend.RayBatch)
 	slot := map[*narrow.Shape]int32{}
 	add := func(s *narrow.Shape, q narrow.RayQuery) {
 		k, ok := slot[s]
@@ -177,11 +175,19 @@ func TestTraceMatchesTraceQuery(t *testing.T) {
 			}
 		}
 	}
+	return rb
+}
+
+// checkTrace traces rb with tr, walking the hierarchies and testing every
+// primitive, and checks every hit against narrow.Shape.TraceQuery's, bit
+// for bit.
+func checkTrace(t *testing.T, tr *tracer, rb *cpubackend.RayBatch, where string) {
+	t.Helper()
 	n := len(rb.Queries)
 	for _, bvh := range []bool{true, false} {
-		be.tr.useBVH = bvh
+		tr.useBVH = bvh
 		rb.Fwd, rb.Bwd = make([]narrow.Hit, n), make([]narrow.Hit, n)
-		if err := be.tr.Trace(context.Background(), &rb); err != nil {
+		if err := tr.Trace(context.Background(), rb); err != nil {
 			t.Fatal(err)
 		}
 		bad, fwd, bwd := 0, 0, 0
@@ -189,7 +195,7 @@ func TestTraceMatchesTraceQuery(t *testing.T) {
 			wf, wb := rb.Shapes[rb.Dst[i]].TraceQuery(&rb.Queries[i], narrow.TraversalBVH)
 			if rb.Fwd[i] != wf || rb.Bwd[i] != wb {
 				if bad++; bad <= 5 {
-					t.Errorf("BVH %v, query %d %+v: device %+v %+v, TraceQuery %+v %+v", bvh, i, rb.Queries[i], rb.Fwd[i], rb.Bwd[i], wf, wb)
+					t.Errorf("BVH %v, query %d %+v: kernel %+v %+v, TraceQuery %+v %+v", bvh, i, rb.Queries[i], rb.Fwd[i], rb.Bwd[i], wf, wb)
 				}
 			}
 			if wf.Prim >= 0 {
@@ -205,9 +211,23 @@ func TestTraceMatchesTraceQuery(t *testing.T) {
 		if fwd == 0 || bwd == 0 {
 			t.Fatalf("%d queries with %d forward and %d backward hits: too few to check", n, fwd, bwd)
 		}
-		tm, rays := be.LastDevice()
-		t.Logf("BVH %v: %d queries (%d forward, %d backward hits) equal on %s; device %+v for %d rays", bvh, n, fwd, bwd, be.Device(), tm, rays)
+		tm, rays := tr.last()
+		t.Logf("BVH %v: %d queries (%d forward, %d backward hits) equal on %s; device %+v for %d rays", bvh, n, fwd, bwd, where, tm, rays)
 	}
+}
+
+// TestTraceMatchesTraceQuery traces queryBatch on the device: every hit
+// equals narrow.Shape.TraceQuery's bit for bit.
+func TestTraceMatchesTraceQuery(t *testing.T) {
+	be := openGPU(t, narrow.Params{})
+	checkTrace(t, be.tr, queryBatch(t), be.Device())
+}
+
+// TestHostKernelMatchesTraceQuery traces queryBatch with the kernel's
+// source compiled for the host (package hostkernel): the check of
+// TestTraceMatchesTraceQuery on machines without a GPU.
+func TestHostKernelMatchesTraceQuery(t *testing.T) {
+	checkTrace(t, newTracer(openHost(t), true), queryBatch(t), "the host")
 }
 
 // scripted returns steps × n pairs of the shapes: pair i follows motion
@@ -296,8 +316,29 @@ func sameResult(want, got *narrow.Result) string {
 // others go on unchanged.
 func TestBackendMatchesCPU(t *testing.T) {
 	openGPU(t, narrow.Params{}) // skips without a device
+	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend { return openGPU(t, p) }, 400, 24)
+}
+
+// TestHostKernelBackendMatchesCPU is TestBackendMatchesCPU with the
+// kernel's source compiled for the host (package hostkernel) in place of
+// the device, on 100 pairs over 12 steps: the whole backend but the
+// driver, checked on machines without a GPU.
+func TestHostKernelBackendMatchesCPU(t *testing.T) {
+	openHost(t) // skips without the host kernel
+	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend {
+		be, err := newOn(p, openHost(t), "the host", &config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { be.Close() })
+		return be
+	}, 100, 12)
+}
+
+// matchesCPU runs steps scripted steps of n pairs through the backends
+// that open makes and through the CPU backend (see TestBackendMatchesCPU).
+func matchesCPU(t *testing.T, open func(t *testing.T, p narrow.Params) *Backend, n, steps int) {
 	shapes := loadShapes(t)
-	steps := 24
 	for _, p := range []narrow.Params{
 		{Method: narrow.MethodStandard},
 		{Method: narrow.MethodIterative},
@@ -306,7 +347,7 @@ func TestBackendMatchesCPU(t *testing.T) {
 		{Method: narrow.MethodPredictive, Culling: narrow.CullBoxes, Traversal: narrow.TraversalBasic},
 	} {
 		t.Run(fmt.Sprintf("%v/speculative=%v/%v/%v", p.Method, p.Speculative, p.Culling, p.Traversal), func(t *testing.T) {
-			gpu := openGPU(t, p)
+			gpu := open(t, p)
 			cpu, err := cpubackend.New(p)
 			if err != nil {
 				t.Fatal(err)
@@ -314,7 +355,7 @@ func TestBackendMatchesCPU(t *testing.T) {
 			defer cpu.Close()
 			ids := register(t, gpu, shapes)
 			register(t, cpu, shapes)
-			batch := scripted(shapes, ids, 400, steps, 5)
+			batch := scripted(shapes, ids, n, steps, 5)
 			var want, got narrow.Result
 			var sum narrow.Stats
 			rays := 0

@@ -1,0 +1,56 @@
+package optixbackend
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/optixbackend/internal/hostkernel"
+)
+
+// hostDevice runs the kernel's source on the host (package hostkernel)
+// behind the device interface: it keeps its own copy of the shapes, as
+// the device's memory does.
+type hostDevice struct {
+	prims []narrow.Primitive
+	nodes []narrow.BVHNode
+}
+
+func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error {
+	h.prims, h.nodes = slices.Clone(prims), slices.Clone(nodes)
+	return nil
+}
+
+func (h *hostDevice) trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error) {
+	hostkernel.Trace(h.prims, h.nodes, shapes, useBVH, queries, dst, baryLo, baryHi, fwd, bwd)
+	return Times{}, nil
+}
+
+func (h *hostDevice) close() {}
+
+// openHost returns a host device, or skips the test in a build without
+// the host kernel (no cgo).
+func openHost(t testing.TB) *hostDevice {
+	t.Helper()
+	if !hostkernel.Available {
+		t.Skip("no host kernel in this build (cgo is off)")
+	}
+	return &hostDevice{}
+}
+
+// TestPTXUpToDate checks that the embedded PTX was built from this
+// kernels.cu (gen.sh records the source's SHA-256 on its first line).
+func TestPTXUpToDate(t *testing.T) {
+	src, err := os.ReadFile("kernels.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("// kernels.cu sha256 %x", sha256.Sum256(src))
+	if first, _, _ := strings.Cut(kernelsPTX, "\n"); first != want {
+		t.Fatalf("kernels.ptx starts with %q, want %q: run go generate ./optixbackend (needs nvcc)", first, want)
+	}
+}
