@@ -72,3 +72,73 @@ func TestDeviceFailureFallsBack(t *testing.T) {
 	}
 	t.Logf("%d steps traced on the CPU after %d device calls failed", gpu.DeviceFailures(), dev.calls)
 }
+
+// TestUnregisterSharedShape checks that a shape registered under two IDs
+// stays on the device until both are released, that the pairs of the
+// other ID keep the CPU backend's results, and that releasing an unknown
+// ID fails as the CPU backend's does.
+func TestUnregisterSharedShape(t *testing.T) {
+	dev := openHost(t)
+	shapes := loadShapes(t)
+	gpu, err := newOn(narrow.Params{}, dev, "the host", &config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	cpu, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	bunny := shapes[0]
+	var ids [2]narrow.ShapeID
+	for k := range ids {
+		for _, be := range []narrow.Backend{gpu, cpu} {
+			if ids[k], err = be.RegisterShape(bunny); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	gear := shapes[len(shapes)-1]
+	var gearID narrow.ShapeID
+	for _, be := range []narrow.Backend{gpu, cpu} {
+		if gearID, err = be.RegisterShape(gear); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames := scripted([]*narrow.Shape{bunny, gear}, []narrow.ShapeID{ids[1], gearID}, 30, 4, 8)
+	ctx := context.Background()
+	var want, got narrow.Result
+	onDevice := func() bool { _, ok := gpu.tr.spans[bunny]; return ok }
+	for k, pairs := range frames {
+		if k == 1 {
+			for _, be := range []narrow.Backend{gpu, cpu} {
+				if err := be.UnregisterShape(ids[0]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !onDevice() {
+				t.Fatal("the bunny left the device while registered under another ID")
+			}
+		}
+		if err := cpu.Detect(ctx, pairs, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := gpu.Detect(ctx, pairs, &got); err != nil {
+			t.Fatal(err)
+		}
+		if d := sameResult(&want, &got); d != "" {
+			t.Fatalf("step %d: %s", k, d)
+		}
+	}
+	if err := gpu.UnregisterShape(ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if onDevice() {
+		t.Error("the bunny is still on the device with no ID left")
+	}
+	gotErr, wantErr := gpu.UnregisterShape(ids[1]), cpu.UnregisterShape(99)
+	if !errors.Is(gotErr, narrow.ErrUnknownShape) || !errors.Is(wantErr, narrow.ErrUnknownShape) {
+		t.Errorf("releasing an unknown ID: %v (the CPU backend: %v)", gotErr, wantErr)
+	}
+}

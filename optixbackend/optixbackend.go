@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -70,6 +71,10 @@ type Backend struct {
 	cpu *cpubackend.Backend
 	tr  *tracer
 	dev string
+
+	mu     sync.Mutex
+	shapes map[narrow.ShapeID]*narrow.Shape // registered, not released
+	uses   map[*narrow.Shape]int            // IDs registered for each shape
 }
 
 var (
@@ -104,7 +109,7 @@ func newOn(p narrow.Params, dev rayDevice, name string, c *config) (*Backend, er
 		dev.close()
 		return nil, err
 	}
-	return &Backend{cpu: cpu, tr: tr, dev: name}, nil
+	return &Backend{cpu: cpu, tr: tr, dev: name, shapes: make(map[narrow.ShapeID]*narrow.Shape), uses: make(map[*narrow.Shape]int)}, nil
 }
 
 // Device returns the name of the CUDA device.
@@ -117,17 +122,30 @@ func (b *Backend) Params() narrow.Params { return b.cpu.Params() }
 // narrow.Backend). Its primitives go to the device with the first batch
 // that casts rays on it.
 func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
-	return b.cpu.RegisterShape(s)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id, err := b.cpu.RegisterShape(s)
+	if err == nil {
+		b.shapes[id] = s
+		b.uses[s]++
+	}
+	return id, err
 }
 
-// UnregisterShape releases shape id (see narrow.Backend) and drops its
-// primitives from the device.
+// UnregisterShape releases shape id (see narrow.Backend) and, unless the
+// same shape is registered under another ID, drops it from the device.
 func (b *Backend) UnregisterShape(id narrow.ShapeID) error {
-	s := b.cpu.Shape(id)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if err := b.cpu.UnregisterShape(id); err != nil {
 		return err
 	}
-	b.tr.forget(s)
+	s := b.shapes[id]
+	delete(b.shapes, id)
+	if b.uses[s]--; b.uses[s] == 0 {
+		delete(b.uses, s)
+		b.tr.forget(s)
+	}
 	return nil
 }
 
