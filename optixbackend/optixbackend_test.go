@@ -326,7 +326,9 @@ func TestBackendMatchesCPU(t *testing.T) {
 func TestHostKernelBackendMatchesCPU(t *testing.T) {
 	openHost(t) // skips without the host kernel
 	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend {
-		be, err := newOn(p, openHost(t), "the host", &config{})
+		// Three workers here, GOMAXPROCS for the CPU backend: the
+		// output does not depend on the number.
+		be, err := newOn(p, openHost(t), "the host", &config{cpu: []cpubackend.Option{cpubackend.WithWorkers(3)}})
 		if err != nil {
 			t.Fatal(err)
 		}
