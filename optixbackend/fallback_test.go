@@ -36,7 +36,7 @@ func TestDeviceFailureFallsBack(t *testing.T) {
 	shapes := loadShapes(t)
 	dev := &lostDevice{}
 	c := config{cpu: []cpubackend.Option{cpubackend.WithLogger(slog.New(slog.DiscardHandler))}}
-	gpu, err := newOn(narrow.Params{}, dev, "lost", &c)
+	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "lost", &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestDeviceFailureFallsBack(t *testing.T) {
 func TestUnregisterSharedShape(t *testing.T) {
 	dev := openHost(t)
 	shapes := loadShapes(t)
-	gpu, err := newOn(narrow.Params{}, dev, "the host", &config{})
+	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", &config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,5 +140,81 @@ func TestUnregisterSharedShape(t *testing.T) {
 	gotErr, wantErr := gpu.UnregisterShape(ids[1]), cpu.UnregisterShape(99)
 	if !errors.Is(gotErr, narrow.ErrUnknownShape) || !errors.Is(wantErr, narrow.ErrUnknownShape) {
 		t.Errorf("releasing an unknown ID: %v (the CPU backend: %v)", gotErr, wantErr)
+	}
+}
+
+// TestSeveralDevices spreads the steps over three devices (the kernel on
+// the host behind each): every Result is the CPU backend's, every device
+// traces a share, a steady-state step allocates nothing, a failing device
+// hands the step back to the CPU, and Close releases every device.
+func TestSeveralDevices(t *testing.T) {
+	shapes := loadShapes(t)
+	devs := []*hostDevice{openHost(t), openHost(t), openHost(t)}
+	for _, lost := range []bool{false, true} {
+		rds := []rayDevice{devs[0], devs[1], devs[2]}
+		if lost {
+			rds[1] = &lostDevice{}
+		}
+		c := config{cpu: []cpubackend.Option{cpubackend.WithLogger(slog.New(slog.DiscardHandler))}}
+		gpu, err := newOn(narrow.Params{}, rds, "three", &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpu.tr.minPart = 64
+		cpu, err := cpubackend.New(narrow.Params{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := register(t, gpu, shapes)
+		register(t, cpu, shapes)
+		var want, got narrow.Result
+		ctx := context.Background()
+		for k, pairs := range scripted(shapes, ids, 60, 6, 4) {
+			if err := cpu.Detect(ctx, pairs, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := gpu.Detect(ctx, pairs, &got); err != nil {
+				t.Fatalf("step %d: %v", k, err)
+			}
+			if d := sameResult(&want, &got); d != "" {
+				t.Fatalf("lost %v, step %d: %s", lost, k, d)
+			}
+		}
+		if !lost {
+			frames := scripted(shapes, ids, 60, 6, 4)
+			for range 3 { // warm-up: every buffer at its size
+				for _, pairs := range frames {
+					if err := gpu.Detect(ctx, pairs, &got); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			k := 0
+			allocs := testing.AllocsPerRun(12, func() {
+				if err := gpu.Detect(ctx, frames[k%len(frames)], &got); err != nil {
+					panic(err)
+				}
+				k++
+			})
+			if allocs != 0 {
+				t.Errorf("%v allocations per steady-state step on three devices", allocs)
+			}
+		}
+		cpu.Close()
+		if err := gpu.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if lost != (gpu.DeviceFailures() > 0) {
+			t.Errorf("lost %v: %d device failures", lost, gpu.DeviceFailures())
+		}
+	}
+	for i, d := range devs {
+		runs := 2 // device 1 sat out the second run
+		if i == 1 {
+			runs = 1
+		}
+		if d.rays == 0 || d.closed != runs {
+			t.Errorf("device %d: %d rays traced, closed %d times, want %d", i, d.rays, d.closed, runs)
+		}
 	}
 }

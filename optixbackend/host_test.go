@@ -16,8 +16,10 @@ import (
 // behind the device interface: it keeps its own copy of the shapes, as
 // the device's memory does.
 type hostDevice struct {
-	prims []narrow.Primitive
-	nodes []narrow.BVHNode
+	prims  []narrow.Primitive
+	nodes  []narrow.BVHNode
+	rays   int // queries traced
+	closed int
 }
 
 func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error {
@@ -27,10 +29,11 @@ func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode)
 
 func (h *hostDevice) trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error) {
 	hostkernel.Trace(h.prims, h.nodes, shapes, useBVH, queries, dst, baryLo, baryHi, fwd, bwd)
+	h.rays += len(dst)
 	return Times{}, nil
 }
 
-func (h *hostDevice) close() {}
+func (h *hostDevice) close() { h.closed++ }
 
 // openHost returns a host device, or skips the test in a build without
 // the host kernel (no cgo).

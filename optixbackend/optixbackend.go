@@ -25,6 +25,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/irtcd/irtcd/cpubackend"
@@ -46,12 +48,20 @@ var ErrDevice = errors.New("optixbackend: device error")
 type Option func(*config)
 
 type config struct {
-	ordinal int
-	cpu     []cpubackend.Option
+	ordinals []int
+	cpu      []cpubackend.Option
 }
 
 // WithDevice selects the CUDA device by ordinal (default 0).
-func WithDevice(ordinal int) Option { return func(c *config) { c.ordinal = ordinal } }
+func WithDevice(ordinal int) Option { return WithDevices(ordinal) }
+
+// WithDevices spreads each step's rays over several CUDA devices, in
+// contiguous ranges traced at the same time (Lehericey et al. 2013b, §4);
+// a batch of fewer than 8,192 rays a device uses fewer devices. The
+// output does not depend on the number of devices.
+func WithDevices(ordinals ...int) Option {
+	return func(c *config) { c.ordinals = slices.Clone(ordinals) }
+}
 
 // WithWorkers sets the number of CPU workers that prepare and finish the
 // rays (default GOMAXPROCS).
@@ -93,26 +103,39 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	dev, err := openDevice(c.ordinal)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+	ordinals := c.ordinals
+	if len(ordinals) == 0 {
+		ordinals = []int{0}
 	}
-	return newOn(p, dev, dev.name, &c)
+	var devs []rayDevice
+	var names []string
+	for _, o := range ordinals {
+		dev, err := openDevice(o)
+		if err != nil {
+			for _, d := range devs {
+				d.close()
+			}
+			return nil, fmt.Errorf("%w: device %d: %v", ErrNoDevice, o, err)
+		}
+		devs, names = append(devs, dev), append(names, dev.name)
+	}
+	return newOn(p, devs, strings.Join(names, " + "), &c)
 }
 
-// newOn returns a backend that traces on dev (New's device, or a fake in
-// tests), and closes dev if it cannot.
-func newOn(p narrow.Params, dev rayDevice, name string, c *config) (*Backend, error) {
-	tr := newTracer(dev, p.Traversal == narrow.TraversalBVH)
+// newOn returns a backend that traces on devs (New's devices, or fakes in
+// tests), and closes them if it cannot.
+func newOn(p narrow.Params, devs []rayDevice, name string, c *config) (*Backend, error) {
+	tr := newTracer(devs, p.Traversal == narrow.TraversalBVH)
 	cpu, err := cpubackend.New(p, append(c.cpu, cpubackend.WithTracer(tr))...)
 	if err != nil {
-		dev.close()
+		tr.close()
 		return nil, err
 	}
 	return &Backend{cpu: cpu, tr: tr, dev: name, shapes: make(map[narrow.ShapeID]*narrow.Shape), uses: make(map[*narrow.Shape]int)}, nil
 }
 
-// Device returns the name of the CUDA device.
+// Device returns the name of the CUDA device (of each device, joined by
+// " + ", with WithDevices).
 func (b *Backend) Device() string { return b.dev }
 
 // Params returns the backend's parameters.

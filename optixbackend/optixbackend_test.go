@@ -227,7 +227,7 @@ func TestTraceMatchesTraceQuery(t *testing.T) {
 // source compiled for the host (package hostkernel): the check of
 // TestTraceMatchesTraceQuery on machines without a GPU.
 func TestHostKernelMatchesTraceQuery(t *testing.T) {
-	checkTrace(t, newTracer(openHost(t), true), queryBatch(t), "the host")
+	checkTrace(t, newTracer([]rayDevice{openHost(t)}, true), queryBatch(t), "the host")
 }
 
 // scripted returns steps × n pairs of the shapes: pair i follows motion
@@ -328,7 +328,7 @@ func TestHostKernelBackendMatchesCPU(t *testing.T) {
 	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend {
 		// Three workers here, GOMAXPROCS for the CPU backend: the
 		// output does not depend on the number.
-		be, err := newOn(p, openHost(t), "the host", &config{cpu: []cpubackend.Option{cpubackend.WithWorkers(3)}})
+		be, err := newOn(p, []rayDevice{openHost(t)}, "the host", &config{cpu: []cpubackend.Option{cpubackend.WithWorkers(3)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,29 +29,82 @@ type rayDevice interface {
 // span is where a shape lies in the device's arrays.
 type span struct{ prim, nprims, node, nnodes int32 }
 
-// tracer is the cpubackend.Tracer that runs irtcd_trace on the device.
-// Each shape a batch names is uploaded once (its primitives and
-// hierarchy are immutable); a shape released by UnregisterShape is
-// dropped and the arrays compacted at the next batch. When the device
+// tracer is the cpubackend.Tracer that runs irtcd_trace on one device or
+// several. Each shape a batch names is uploaded once to every device (its
+// primitives and hierarchy are immutable); a shape released by
+// UnregisterShape is dropped and the arrays compacted at the next batch.
+// With several devices a batch is cut into contiguous ranges of queries,
+// one per device, traced at the same time (the multi-GPU split of
+// Lehericey et al. 2013b, §4; their pairs stay on one GPU because their
+// temporal state lives there, ours lives on the CPU, so any split will
+// do, and each query's hits are the same on any device). When a device
 // fails, the batch goes back to the CPU backend (cpubackend.ErrTraceHere)
-// and the next batch tries the device again.
+// and the next batch tries the devices again.
 type tracer struct {
 	mu     sync.Mutex
-	dev    rayDevice
+	devs   []rayDevice
 	useBVH bool // walk the shapes' hierarchies (narrow.TraversalBVH)
 	spans  map[*narrow.Shape]span
-	order  []*narrow.Shape    // the shapes on the device, in array order
-	prims  []narrow.Primitive // the host copy of the device's arrays
+	order  []*narrow.Shape    // the shapes on the devices, in array order
+	prims  []narrow.Primitive // the host copy of the devices' arrays
 	nodes  []narrow.BVHNode
-	dirty  bool    // the arrays changed since the last upload
+	stale  []bool  // per device: the arrays changed since its last upload
 	shapes []int32 // the batch's spans: four arrays (see irt_trace)
-	times  Times   // of the last batch
-	rays   int     // of the last batch
-	failed int     // batches the device failed
+	work   []chan part // per device but the first: its helper's parts
+	done   chan part   // the helpers' parts, traced
+	times  Times       // of the last batch
+	rays   int         // of the last batch
+	failed int         // batches the devices failed
+	minPart int        // minPart, or less in tests
 }
 
-func newTracer(dev rayDevice, useBVH bool) *tracer {
-	return &tracer{dev: dev, useBVH: useBVH, spans: make(map[*narrow.Shape]span)}
+// part is one device's range of a batch.
+type part struct {
+	dev    int
+	lo, hi int
+	b      *cpubackend.RayBatch
+	times  Times
+	err    error
+}
+
+// minPart is the fewest queries worth a device of their own: below it a
+// batch uses fewer devices (a launch and its copies cost tens of
+// microseconds).
+const minPart = 8192
+
+func newTracer(devs []rayDevice, useBVH bool) *tracer {
+	t := &tracer{devs: devs, useBVH: useBVH, spans: make(map[*narrow.Shape]span), stale: make([]bool, len(devs)), minPart: minPart}
+	if len(devs) > 1 {
+		t.done = make(chan part, len(devs))
+		t.work = make([]chan part, len(devs))
+		for d := 1; d < len(devs); d++ {
+			t.work[d] = make(chan part, 1)
+			go t.helper(t.work[d])
+		}
+	}
+	return t
+}
+
+// helper traces the parts sent to one device until its channel closes.
+func (t *tracer) helper(work chan part) {
+	for pt := range work {
+		t.trace(&pt)
+		t.done <- pt
+	}
+}
+
+// trace runs one part on its device.
+func (t *tracer) trace(pt *part) {
+	dev, b := t.devs[pt.dev], pt.b
+	if t.stale[pt.dev] {
+		if pt.err = dev.setShapes(t.prims, t.nodes); pt.err != nil {
+			return
+		}
+		t.stale[pt.dev] = false
+	}
+	// The kernel writes narrow.Hit's layout (TestLayout): the hits land
+	// in the batch as they are.
+	pt.times, pt.err = dev.trace(t.shapes, t.useBVH, b.Queries[pt.lo:pt.hi], b.Dst[pt.lo:pt.hi], b.Fwd[pt.lo:pt.hi], b.Bwd[pt.lo:pt.hi])
 }
 
 // add appends s to the host arrays.
@@ -61,7 +114,9 @@ func (t *tracer) add(s *narrow.Shape) span {
 	t.nodes = s.AppendBVH(t.nodes)
 	sp.nnodes = int32(len(t.nodes)) - sp.node
 	t.spans[s] = sp
-	t.dirty = true
+	for d := range t.stale {
+		t.stale[d] = true
+	}
 	return sp
 }
 
@@ -82,19 +137,34 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 		}
 		t.shapes[i], t.shapes[ns+i], t.shapes[2*ns+i], t.shapes[3*ns+i] = sp.prim, sp.nprims, sp.node, sp.nnodes
 	}
-	if t.dirty {
-		if err := t.dev.setShapes(t.prims, t.nodes); err != nil {
-			return t.fail(err)
+	n := len(b.Queries)
+	k := max(1, min(len(t.devs), n/t.minPart))
+	var first part
+	for d := k - 1; d >= 0; d-- {
+		pt := part{dev: d, lo: d * n / k, hi: (d + 1) * n / k, b: b}
+		if d == 0 {
+			first = pt
+			t.trace(&first)
+		} else {
+			t.work[d] <- pt
 		}
-		t.dirty = false
 	}
-	// The kernel writes narrow.Hit's layout (TestLayout): the hits land
-	// in the batch as they are.
-	tm, err := t.dev.trace(t.shapes, t.useBVH, b.Queries, b.Dst, b.Fwd, b.Bwd)
+	t.times, t.rays = first.times, n
+	err := first.err
+	for range k - 1 {
+		pt := <-t.done
+		if pt.err != nil && err == nil {
+			err = pt.err
+		}
+		// The devices run at once: each part of the times is the
+		// slowest device's.
+		t.times.Upload = max(t.times.Upload, pt.times.Upload)
+		t.times.Kernel = max(t.times.Kernel, pt.times.Kernel)
+		t.times.Download = max(t.times.Download, pt.times.Download)
+	}
 	if err != nil {
 		return t.fail(err)
 	}
-	t.times, t.rays = tm, len(b.Queries)
 	return nil
 }
 
@@ -119,7 +189,9 @@ func (t *tracer) forget(s *narrow.Shape) {
 	for _, o := range t.order {
 		t.add(o)
 	}
-	t.dirty = true
+	for d := range t.stale {
+		t.stale[d] = true
+	}
 }
 
 // last returns the last batch's times and rays.
@@ -129,16 +201,24 @@ func (t *tracer) last() (Times, int) {
 	return t.times, t.rays
 }
 
-// failures returns how many batches the device failed.
+// failures returns how many batches the devices failed.
 func (t *tracer) failures() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.failed
 }
 
-// close releases the device.
+// close stops the helpers and releases the devices.
 func (t *tracer) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.dev.close()
+	for d, w := range t.work {
+		if w != nil {
+			close(w)
+			t.work[d] = nil
+		}
+	}
+	for _, dev := range t.devs {
+		dev.close()
+	}
 }
