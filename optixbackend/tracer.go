@@ -41,21 +41,21 @@ type span struct{ prim, nprims, node, nnodes int32 }
 // fails, the batch goes back to the CPU backend (cpubackend.ErrTraceHere)
 // and the next batch tries the devices again.
 type tracer struct {
-	mu     sync.Mutex
-	devs   []rayDevice
-	useBVH bool // walk the shapes' hierarchies (narrow.TraversalBVH)
-	spans  map[*narrow.Shape]span
-	order  []*narrow.Shape    // the shapes on the devices, in array order
-	prims  []narrow.Primitive // the host copy of the devices' arrays
-	nodes  []narrow.BVHNode
-	stale  []bool  // per device: the arrays changed since its last upload
-	shapes []int32 // the batch's spans: four arrays (see irt_trace)
-	work   []chan part // per device but the first: its helper's parts
-	done   chan part   // the helpers' parts, traced
-	times  Times       // of the last batch
-	rays   int         // of the last batch
-	failed int         // batches the devices failed
-	minPart int        // minPart, or less in tests
+	mu      sync.Mutex
+	devs    []rayDevice
+	useBVH  bool // walk the shapes' hierarchies (narrow.TraversalBVH)
+	spans   map[*narrow.Shape]span
+	order   []*narrow.Shape    // the shapes on the devices, in array order
+	prims   []narrow.Primitive // the host copy of the devices' arrays
+	nodes   []narrow.BVHNode
+	stale   []bool      // per device: the arrays changed since its last upload
+	shapes  []int32     // the batch's spans: four arrays (see irt_trace)
+	work    []chan part // per device but the first: its helper's parts
+	done    chan part   // the helpers' parts, traced
+	times   Times       // of the last batch
+	rays    int         // of the last batch
+	failed  int         // batches the devices failed
+	minPart int         // minPart, or less in tests
 }
 
 // part is one device's range of a batch.
