@@ -3,6 +3,7 @@ package optixbackend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 
@@ -48,18 +49,9 @@ func TestDeviceFailureFallsBack(t *testing.T) {
 	ids := register(t, gpu, shapes)
 	register(t, cpu, shapes)
 	var want, got narrow.Result
-	ctx := context.Background()
 	steps := 0
 	for k, pairs := range scripted(shapes, ids, 60, 8, 2) {
-		if err := cpu.Detect(ctx, pairs, &want); err != nil {
-			t.Fatal(err)
-		}
-		if err := gpu.Detect(ctx, pairs, &got); err != nil {
-			t.Fatalf("step %d: %v", k, err)
-		}
-		if d := sameResult(&want, &got); d != "" {
-			t.Fatalf("step %d: %s", k, d)
-		}
+		stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
 		if want.Stats.StandardRays > 0 {
 			steps++
 		}
@@ -107,7 +99,6 @@ func TestUnregisterSharedShape(t *testing.T) {
 		}
 	}
 	frames := scripted([]*narrow.Shape{bunny, gear}, []narrow.ShapeID{ids[1], gearID}, 30, 4, 8)
-	ctx := context.Background()
 	var want, got narrow.Result
 	onDevice := func() bool { _, ok := gpu.tr.spans[bunny]; return ok }
 	for k, pairs := range frames {
@@ -121,15 +112,7 @@ func TestUnregisterSharedShape(t *testing.T) {
 				t.Fatal("the bunny left the device while registered under another ID")
 			}
 		}
-		if err := cpu.Detect(ctx, pairs, &want); err != nil {
-			t.Fatal(err)
-		}
-		if err := gpu.Detect(ctx, pairs, &got); err != nil {
-			t.Fatal(err)
-		}
-		if d := sameResult(&want, &got); d != "" {
-			t.Fatalf("step %d: %s", k, d)
-		}
+		stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
 	}
 	if err := gpu.UnregisterShape(ids[1]); err != nil {
 		t.Fatal(err)
@@ -170,15 +153,7 @@ func TestSeveralDevices(t *testing.T) {
 		var want, got narrow.Result
 		ctx := context.Background()
 		for k, pairs := range scripted(shapes, ids, 60, 6, 4) {
-			if err := cpu.Detect(ctx, pairs, &want); err != nil {
-				t.Fatal(err)
-			}
-			if err := gpu.Detect(ctx, pairs, &got); err != nil {
-				t.Fatalf("step %d: %v", k, err)
-			}
-			if d := sameResult(&want, &got); d != "" {
-				t.Fatalf("lost %v, step %d: %s", lost, k, d)
-			}
+			stepBoth(t, fmt.Sprintf("lost %v, step %d", lost, k), cpu, gpu, pairs, &want, &got)
 		}
 		if !lost {
 			frames := scripted(shapes, ids, 60, 6, 4)

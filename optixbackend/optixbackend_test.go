@@ -308,6 +308,22 @@ func sameResult(want, got *narrow.Result) string {
 	return ""
 }
 
+// stepBoth runs one step of pairs on the CPU backend (into want) and on
+// gpu (into got) and fails the test unless both Results are the same.
+func stepBoth(t *testing.T, label string, cpu, gpu narrow.Backend, pairs []narrow.Pair, want, got *narrow.Result) {
+	t.Helper()
+	ctx := context.Background()
+	if err := cpu.Detect(ctx, pairs, want); err != nil {
+		t.Fatalf("%s: CPU: %v", label, err)
+	}
+	if err := gpu.Detect(ctx, pairs, got); err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	if d := sameResult(want, got); d != "" {
+		t.Fatalf("%s: %s", label, d)
+	}
+}
+
 // TestBackendMatchesCPU runs the same scripted steps of 400 pairs (3D
 // meshes and 2D gears) through the GPU backend and the CPU backend, for
 // each method, with speculative contacts, and with the papers' culling
@@ -379,16 +395,7 @@ func matchesCPU(t *testing.T, open func(t *testing.T, p narrow.Params) *Backend,
 					}
 					pairs = kept
 				}
-				ctx := context.Background()
-				if err := cpu.Detect(ctx, pairs, &want); err != nil {
-					t.Fatal(err)
-				}
-				if err := gpu.Detect(ctx, pairs, &got); err != nil {
-					t.Fatal(err)
-				}
-				if d := sameResult(&want, &got); d != "" {
-					t.Fatalf("step %d: %s", k, d)
-				}
+				stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
 				sum.Add(&want.Stats)
 				if _, n := gpu.LastDevice(); want.Stats.StandardPairs > 0 {
 					rays += n
