@@ -178,7 +178,7 @@ func TestBackendDeterminism(t *testing.T) {
 	}
 	_, ids := btNew(t, sh, narrow.Params{})
 	batch := btScriptedBatch(t, sh, ids, 160, steps)
-	for _, p := range []narrow.Params{{Method: narrow.MethodPredictive}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive, Speculative: true}} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodPredictive}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive, Speculative: true}, {Method: narrow.MethodIterative, EdgeAngle: math.Pi / 6}} {
 		m := p.Method
 		var want []*narrow.Result
 		for _, workers := range []int{1, 2, 7} {
@@ -197,8 +197,8 @@ func TestBackendDeterminism(t *testing.T) {
 				}
 			}
 			if workers == 1 {
-				t.Logf("%v (speculative %v): %d pair-steps: %d standard, %d iterative, %d contacts, %d speculative", m, p.Speculative, sum.Pairs, sum.StandardPairs, sum.IterativePairs, sum.Contacts, sum.Speculative)
-				if sum.StandardPairs == 0 || sum.IterativePairs == 0 || sum.Contacts == 0 || sum.FailedPairs != 0 || p.Speculative != (sum.Speculative > 0) {
+				t.Logf("%v (speculative %v, edges %v): %d pair-steps: %d standard, %d iterative, %d contacts, %d speculative, %d edge", m, p.Speculative, p.EdgeAngle, sum.Pairs, sum.StandardPairs, sum.IterativePairs, sum.Contacts, sum.Speculative, sum.EdgeContacts)
+				if sum.StandardPairs == 0 || sum.IterativePairs == 0 || sum.Contacts == 0 || sum.FailedPairs != 0 || p.Speculative != (sum.Speculative > 0) || (p.EdgeAngle > 0) != (sum.EdgeContacts > 0) {
 					t.Fatalf("%v: the batch does not exercise both kinds of step: %+v", m, sum)
 				}
 			}
@@ -211,10 +211,10 @@ func TestBackendDeterminism(t *testing.T) {
 // for one prepared in parallel blocks.
 func TestBackendZeroAllocs(t *testing.T) {
 	sh := btLoad(t)
-	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive}, {Method: narrow.MethodPredictive, Speculative: true}} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive}, {Method: narrow.MethodPredictive, Speculative: true}, {Method: narrow.MethodPredictive, EdgeAngle: math.Pi / 6}} {
 		m := p.Method
 		for _, n := range []int{6, 130} {
-			t.Run(fmt.Sprintf("%v/speculative=%v/pairs=%d", m, p.Speculative, n), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%v/speculative=%v/edges=%.2f/pairs=%d", m, p.Speculative, p.EdgeAngle, n), func(t *testing.T) {
 				be, ids := btNew(t, sh, p, cpubackend.WithWorkers(2))
 				batch := btScriptedBatch(t, sh, ids, n, 24)
 				var res narrow.Result

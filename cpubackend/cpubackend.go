@@ -81,16 +81,17 @@ type Backend struct {
 	tasks     []task
 	clears    []int32 // jobs whose clearance is sought this step
 	reducers  []reprojection.Reducer
-	cands     [][]int32          // per worker: the vertices a standard work item casts rays from
-	sinks     []sink             // per worker: see doDecide
-	times     narrow.DetectTimes // of the last Detect that succeeded
-	ids       map[uint64]int32   // batch index of this step's pairs without state
-	fresh     []int32            // jobs whose state came from Store.New this step
-	sums      []blockSum         // per block of pairBlock jobs: what merge gathered for the commit
-	open      []int32            // per block of pairBlock jobs: the valid ones that doCheck did not claim a state for
-	fill      *narrow.Result     // Detect's Result, which the commit fills in parallel (see doFill)
-	fc, fp    []narrow.Contact   // fill's storage for contacts and manifold points
-	fm        []narrow.Manifold  // fill's storage for manifolds
+	cands     [][]int32            // per worker: the vertices a standard work item casts rays from
+	edges     []narrow.EdgeScratch // per worker: the edge-on-edge tests' buffers
+	sinks     []sink               // per worker: see doDecide
+	times     narrow.DetectTimes   // of the last Detect that succeeded
+	ids       map[uint64]int32     // batch index of this step's pairs without state
+	fresh     []int32              // jobs whose state came from Store.New this step
+	sums      []blockSum           // per block of pairBlock jobs: what merge gathered for the commit
+	open      []int32              // per block of pairBlock jobs: the valid ones that doCheck did not claim a state for
+	fill      *narrow.Result       // Detect's Result, which the commit fills in parallel (see doFill)
+	fc, fp    []narrow.Contact     // fill's storage for contacts and manifold points
+	fm        []narrow.Manifold    // fill's storage for manifolds
 	runCheck  func(i, w int)
 	runDecide func(i, w int)
 	runTask   func(i, w int)
@@ -225,6 +226,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.slots = make(map[*narrow.Shape]int32)
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.cands = make([][]int32, b.workers)
+	b.edges = make([]narrow.EdgeScratch, b.workers)
 	b.sinks = make([]sink, b.workers)
 	b.pool = newPool(b.workers)
 	return b, nil
@@ -1118,6 +1120,24 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 	return append(cs, narrow.Contact{})
 }
 
+// edgeContacts appends job j's edge-on-edge contacts (narrow.Params.
+// EdgeAngle) to j.contacts, after its vertex contacts, and reports whether
+// it found any. They are sought at every step, standard or iterative: they
+// keep no state, and an iterative step's rays know nothing of them.
+func (b *Backend) edgeContacts(j *job, w int) bool {
+	var dir *narrow.Direction
+	var own narrow.Direction
+	if j.dirs != nil {
+		dir = &j.dirs[0]
+	} else {
+		own.SetPoses(narrow.SideA, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
+		dir = &own
+	}
+	n := len(j.contacts)
+	j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.res.Traversal)
+	return len(j.contacts) > n
+}
+
 // doMerge merges the jobs of one block of the batch (see merge). Blocks,
 // not single jobs: most jobs of a pile at rest have nothing to merge, and
 // handing them out one by one cost more than merging them.
@@ -1142,6 +1162,9 @@ func (b *Backend) doMerge(k, w int) {
 			s.stats.Contacts -= b.tasks[t].stats.Speculative
 		}
 		s.stats.Contacts += len(j.contacts) // less the speculative ones, counted by the tasks
+		for c := len(j.contacts) - 1; c >= 0 && j.contacts[c].Feature == narrow.FeatureEdge; c-- {
+			s.stats.EdgeContacts++
+		}
 		s.contacts += len(j.contacts)
 		s.manifolds += len(j.manifolds)
 		for _, m := range j.manifolds {
@@ -1197,9 +1220,16 @@ func (b *Backend) doFill(k, _ int) {
 // commits its temporal state. It runs only once every work item has
 // finished without a cancellation, so the step can no longer fail.
 func (b *Backend) merge(j *job, w int) {
-	if j.err != nil || j.t0 == j.t1 && j.iterative && !j.clearStep {
+	if j.err != nil {
+		return
+	}
+	if j.t0 == j.t1 && j.iterative && !j.clearStep {
 		// Nothing to merge, and nothing to commit: an iterative step
-		// without work items had no rays and leaves none.
+		// without work items had no rays and leaves none. Edges are
+		// tested at every step all the same.
+		if j.res.EdgeAngle > 0 && b.edgeContacts(j, w) {
+			j.manifolds, j.points = b.reducers[w].Reduce(j.contacts, j.res.ManifoldSize, j.res.ManifoldCos, j.manifolds, j.points)
+		}
 		return
 	}
 	var cast [2]bool // rays cast per direction
@@ -1235,6 +1265,9 @@ func (b *Backend) merge(j *job, w int) {
 				}
 			}
 		}
+	}
+	if j.res.EdgeAngle > 0 {
+		b.edgeContacts(j, w)
 	}
 	j.manifolds, j.points = b.reducers[w].Reduce(j.contacts, j.res.ManifoldSize, j.res.ManifoldCos, j.manifolds, j.points)
 	if j.st == nil {

@@ -1,6 +1,7 @@
 package narrow
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -52,13 +53,38 @@ func (s Side) Other() Side { return 1 - s }
 // negative depth. Prim is the primitive entered. A solver may let such a
 // gap close but not overshoot; one that does not know them must skip them
 // (Contact.Speculative).
+//
+// Feature is FeatureVertex for all of the above. An edge-on-edge contact
+// (FeatureEdge, Params.EdgeAngle) follows the same rule: P is the point of
+// edge Vertex of the From body deepest inside the other body, below its
+// edge Prim, and Depth·Dir brings P onto that edge (Direction.
+// AppendEdgeContacts).
 type Contact struct {
-	P      mgl64.Vec3
-	Depth  float64
-	Dir    mgl64.Vec3
-	From   Side
-	Vertex int32
-	Prim   int32
+	P       mgl64.Vec3
+	Depth   float64
+	Dir     mgl64.Vec3
+	From    Side
+	Feature Feature
+	Vertex  int32
+	Prim    int32
+}
+
+// CompareContacts orders contacts as PairResult.Contacts lists them:
+// vertex contacts first, by From then Vertex, then edge-on-edge contacts
+// by From, Vertex and Prim. It returns 0 for two contacts of the same ray
+// (vertex) or the same two edges, whatever their depths.
+func CompareContacts(a, b *Contact) int {
+	switch {
+	case a.Feature != b.Feature:
+		return cmp.Compare(a.Feature, b.Feature)
+	case a.From != b.From:
+		return cmp.Compare(a.From, b.From)
+	case a.Vertex != b.Vertex:
+		return cmp.Compare(a.Vertex, b.Vertex)
+	case a.Feature == FeatureEdge:
+		return cmp.Compare(a.Prim, b.Prim)
+	}
+	return 0
 }
 
 // Speculative reports whether c is a speculative contact (Depth < 0): a gap,
@@ -99,7 +125,8 @@ type Pair struct {
 }
 
 // PairResult is the outcome for one pair of a batch, in the batch's order.
-// Contacts are sorted by From (A first) then Vertex. The slices alias
+// Vertex contacts are sorted by From (A first) then Vertex; the
+// edge-on-edge contacts (Params.EdgeAngle) follow, by Vertex then Prim. The slices alias
 // storage owned by the Result and stay valid until it is reused.
 type PairResult struct {
 	ID        uint64
@@ -134,6 +161,7 @@ type Stats struct {
 	Predictions    int // predictions kept for the next step
 	Contacts       int // contacts returned, speculative ones aside
 	Speculative    int // speculative contacts returned (Params.Speculative)
+	EdgeContacts   int // edge-on-edge contacts among Contacts (Params.EdgeAngle)
 }
 
 // Add accumulates o into s.
@@ -151,6 +179,7 @@ func (s *Stats) Add(o *Stats) {
 	s.Predictions += o.Predictions
 	s.Contacts += o.Contacts
 	s.Speculative += o.Speculative
+	s.EdgeContacts += o.EdgeContacts
 }
 
 // Rays returns the number of rays cast of every kind (own-body checks are

@@ -85,37 +85,41 @@ func (b AABB) Transformed(t *Transform) AABB {
 // intersection routine, one BVH and one iterative walk serve both kinds
 // (see docs/DESIGN.md).
 type Shape struct {
-	dim     Dim
-	verts   [][3]float64 // local coordinates, file order
-	vnorm   [][3]float64 // unit outward vertex normals (zero for unused vertices)
-	prims   [][3]int32   // triangles (a,b,c) counter-clockwise from outside; segments (a,b,-1)
-	fnorm   [][3]float64 // unit outward face normals
-	adj     [][3]int32   // neighbour across edge k (see Adjacent)
-	bounds  AABB
-	hullMin [3]float64 // bounds padded as the BVH's boxes are (meetsHull)
-	hullMax [3]float64
-	radius  float64             // largest distance of a vertex from the local origin
-	centre  [3]float64          // bounding sphere's centre (BoundingSphere)
-	cradius float64             // bounding sphere's radius: largest distance of a vertex from centre
-	avgSize float64             // Eq. 1 averageTrianglesSize: mean edge (segment) length
-	scale   float64             // length scale for tolerances
-	areaTol float64             // twice-area below which a primitive is degenerate
-	size    float64             // half the bounding-box diagonal
-	vorder  []int32             // vertex indices, block by block (BlockVertices)
-	vblocks []AABB              // per vertex block: bounds of its vertices
-	vgroups []AABB              // per group of blockGroup blocks: bounds of its vertices
-	vleaves []AABB              // per leaf of vertexLeaf vertices (VertexOrder): bounds of its vertices
-	vballs  [][4]float64        // per vertex block: centre x, y, z and radius of a ball holding its vertices
-	exit    []float64           // per vertex: where its inward ray leaves the shape (ownExit)
-	thick   float64             // smallest finite exit distance (Thickness)
-	dop     [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
-	tEps    float64             // distance tolerance along rays
-	leaf    []primData          // primitives in BVH leaf order
-	leafOf  []int32             // primitive index → position in leaf
-	fat     []fatNode           // traversal nodes (nil when the root is a leaf)
-	maxDeep int                 // BVH depth
-	grid    *outsideGrid        // lower bounds of the distance to the surface, outside (nil where it would cull nothing)
-	loops   int
+	dim        Dim
+	verts      [][3]float64 // local coordinates, file order
+	vnorm      [][3]float64 // unit outward vertex normals (zero for unused vertices)
+	prims      [][3]int32   // triangles (a,b,c) counter-clockwise from outside; segments (a,b,-1)
+	fnorm      [][3]float64 // unit outward face normals
+	adj        [][3]int32   // neighbour across edge k (see Adjacent)
+	bounds     AABB
+	hullMin    [3]float64 // bounds padded as the BVH's boxes are (meetsHull)
+	hullMax    [3]float64
+	radius     float64             // largest distance of a vertex from the local origin
+	centre     [3]float64          // bounding sphere's centre (BoundingSphere)
+	cradius    float64             // bounding sphere's radius: largest distance of a vertex from centre
+	avgSize    float64             // Eq. 1 averageTrianglesSize: mean edge (segment) length
+	scale      float64             // length scale for tolerances
+	areaTol    float64             // twice-area below which a primitive is degenerate
+	size       float64             // half the bounding-box diagonal
+	vorder     []int32             // vertex indices, block by block (BlockVertices)
+	vblocks    []AABB              // per vertex block: bounds of its vertices
+	vgroups    []AABB              // per group of blockGroup blocks: bounds of its vertices
+	vleaves    []AABB              // per leaf of vertexLeaf vertices (VertexOrder): bounds of its vertices
+	vballs     [][4]float64        // per vertex block: centre x, y, z and radius of a ball holding its vertices
+	exit       []float64           // per vertex: where its inward ray leaves the shape (ownExit)
+	thick      float64             // smallest finite exit distance (Thickness)
+	dop        [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
+	tEps       float64             // distance tolerance along rays
+	leaf       []primData          // primitives in BVH leaf order
+	leafOf     []int32             // primitive index → position in leaf
+	fat        []fatNode           // traversal nodes (nil when the root is a leaf)
+	maxDeep    int                 // BVH depth
+	grid       *outsideGrid        // lower bounds of the distance to the surface, outside (nil where it would cull nothing)
+	edges      []Edge              // convex edges, in spatial order (Edge)
+	edgeSeg    [][2][3]float64     // their ends, in the same order
+	edgeBlocks []edgeBlockData     // per block of edgeBlock edges: their box and sharpest bend
+	edgeAngles []float64           // their bends, sharpest first (SharpEdges)
+	loops      int
 }
 
 // dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)
@@ -343,6 +347,7 @@ func (s *Shape) finish() {
 	s.hullMin, s.hullMax = s.bounds.Min, s.bounds.Max
 	s.padBox(&s.hullMin, &s.hullMax)
 	s.buildBVH()
+	s.buildEdges()
 	s.exit = make([]float64, len(s.verts))
 	for v := range s.exit {
 		if s.vnorm[v] != ([3]float64{}) {

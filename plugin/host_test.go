@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,7 @@ func TestPluginMatchesInProcess(t *testing.T) {
 		{"predictive-speculative", narrow.Params{Speculative: true}},
 		{"iterative-hermann", narrow.Params{Method: narrow.MethodIterative, Confidence: 3, Reach: -1}},
 		{"predictive-boxes", narrow.Params{Culling: narrow.CullBoxes}},
+		{"iterative-edges", narrow.Params{Method: narrow.MethodIterative, EdgeAngle: math.Pi / 6}},
 		{"standard-basic-ray", narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, ManifoldSize: 3}},
 	} {
 		for _, tr := range transports {
@@ -77,6 +79,9 @@ func TestPluginMatchesInProcess(t *testing.T) {
 				}
 				if tc.p.Method == narrow.MethodPredictive && st.Predictions == 0 {
 					t.Errorf("no predictions: %+v", st)
+				}
+				if (tc.p.EdgeAngle > 0) != (st.EdgeContacts > 0) {
+					t.Errorf("edge angle %v: %d edge contacts", tc.p.EdgeAngle, st.EdgeContacts)
 				}
 				if tc.p.Speculative != (st.Speculative > 0) {
 					t.Errorf("speculative %v: %d speculative contacts", tc.p.Speculative, st.Speculative)

@@ -150,7 +150,7 @@ func putContact(b []byte, c *narrow.Contact) {
 	putVec3(b[0:], c.P)
 	putF64(b[24:], c.Depth)
 	putVec3(b[32:], c.Dir)
-	putU32(b[56:], uint32(c.From)) // and 3 bytes of padding
+	putU32(b[56:], uint32(c.From)|uint32(c.Feature)<<8) // and 2 bytes of padding
 	putU32(b[60:], uint32(c.Vertex))
 	putU32(b[64:], uint32(c.Prim))
 	putU32(b[68:], 0)
@@ -158,14 +158,17 @@ func putContact(b []byte, c *narrow.Contact) {
 
 func getContact(b []byte, c *narrow.Contact) error {
 	b = b[:contactStride]
-	side := b[56] // read once: b may be shared memory
+	side, feat := b[56], b[57] // read once: b may be shared memory
 	if side > byte(narrow.SideB) {
 		return malformed("contact side %d", side)
+	}
+	if feat > byte(narrow.FeatureEdge) {
+		return malformed("contact feature %d", feat)
 	}
 	c.P[0], c.P[1], c.P[2] = getF64(b[0:]), getF64(b[8:]), getF64(b[16:])
 	c.Depth = getF64(b[24:])
 	c.Dir[0], c.Dir[1], c.Dir[2] = getF64(b[32:]), getF64(b[40:]), getF64(b[48:])
-	c.From = narrow.Side(side)
+	c.From, c.Feature = narrow.Side(side), narrow.Feature(feat)
 	c.Vertex = int32(getU32(b[60:]))
 	c.Prim = int32(getU32(b[64:]))
 	return nil
@@ -178,7 +181,7 @@ var nativeContacts = func() bool {
 	var c narrow.Contact
 	return littleEndian && unsafe.Sizeof(c) == contactStride &&
 		unsafe.Offsetof(c.Depth) == 24 && unsafe.Offsetof(c.Dir) == 32 && unsafe.Sizeof(c.From) == 1 &&
-		unsafe.Offsetof(c.From) == 56 && unsafe.Offsetof(c.Vertex) == 60 && unsafe.Offsetof(c.Prim) == 64
+		unsafe.Offsetof(c.From) == 56 && unsafe.Sizeof(c.Feature) == 1 && unsafe.Offsetof(c.Feature) == 57 && unsafe.Offsetof(c.Vertex) == 60 && unsafe.Offsetof(c.Prim) == 64
 }()
 
 // contactBytes returns the memory of cs as bytes (nativeContacts only).
@@ -225,6 +228,9 @@ func getContacts(dst []narrow.Contact, b []byte) error {
 	for k := range dst {
 		if s := dst[k].From; s > narrow.SideB {
 			return malformed("contact side %d", s)
+		}
+		if f := dst[k].Feature; f > narrow.FeatureEdge {
+			return malformed("contact feature %d", f)
 		}
 	}
 	return nil
@@ -410,14 +416,14 @@ func encodeResponse(res *narrow.Result) *pb.DetectResponse {
 }
 
 // contactIndex returns the index of a contact bit-identical to pt among
-// cs (sorted by From, then Vertex), or -1. (A binary search by hand: the
+// cs (sorted by narrow.CompareContacts), or -1. (A binary search by hand: the
 // contacts are large, and slices.BinarySearchFunc would copy one per
 // comparison.)
 func contactIndex(cs []narrow.Contact, pt *narrow.Contact) int {
 	lo, hi := 0, len(cs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if c := &cs[m]; c.From < pt.From || (c.From == pt.From && c.Vertex < pt.Vertex) {
+		if narrow.CompareContacts(&cs[m], pt) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
@@ -436,7 +442,7 @@ func sameContact(a, b *narrow.Contact) bool {
 			return false
 		}
 	}
-	return math.Float64bits(a.Depth) == math.Float64bits(b.Depth) && a.From == b.From && a.Vertex == b.Vertex && a.Prim == b.Prim
+	return math.Float64bits(a.Depth) == math.Float64bits(b.Depth) && a.From == b.From && a.Feature == b.Feature && a.Vertex == b.Vertex && a.Prim == b.Prim
 }
 
 // decoder unpacks DetectResponses into a narrow.Result. It keeps no
@@ -574,6 +580,7 @@ func encodeStats(s *narrow.Stats) *pb.Stats {
 		Predictions:    int64(s.Predictions),
 		Contacts:       int64(s.Contacts),
 		Speculative:    int64(s.Speculative),
+		EdgeContacts:   int64(s.EdgeContacts),
 	}
 }
 
@@ -592,6 +599,7 @@ func decodeStats(s *pb.Stats) narrow.Stats {
 		Predictions:    int(s.GetPredictions()),
 		Contacts:       int(s.GetContacts()),
 		Speculative:    int(s.GetSpeculative()),
+		EdgeContacts:   int(s.GetEdgeContacts()),
 	}
 }
 
@@ -610,6 +618,7 @@ func encodeParams(p narrow.Params) *pb.Params {
 		ManifoldAngle:         p.ManifoldAngle,
 		Reach:                 p.Reach,
 		Speculative:           p.Speculative,
+		EdgeAngle:             p.EdgeAngle,
 	}
 }
 
@@ -637,6 +646,7 @@ func decodeParams(m *pb.Params) (narrow.Params, error) {
 		ManifoldAngle:         m.ManifoldAngle,
 		Reach:                 m.Reach,
 		Speculative:           m.Speculative,
+		EdgeAngle:             m.EdgeAngle,
 	}
 	return p, p.Validate()
 }

@@ -40,6 +40,10 @@ its faces after fan triangulation, both from 0. Contacts are sorted by "from"
 -speculative (and -method predictive) a negative depth is a speculative
 contact: p lies outside the other body, and moving the "from" body by
 depth·dir (against dir) brings it onto the surface its opposite ray enters.
+With -edges, edge-on-edge contacts follow the vertex contacts: "edge" (two
+vertex indices) of body "from" crosses "other_edge" of the other body,
+"vertex" and "prim" are -1, p is the point of "edge" deepest inside the other
+body, and moving "from" by depth·dir brings p onto "other_edge".
 
 A POSE is "tx ty tz qw qx qy qz": world = R(q)·local + t, applied to the
 coordinates exactly as they stand in the file (no re-centring). A non-unit
@@ -70,6 +74,10 @@ type contactJSON struct {
 	P      [3]float64 `json:"p"`
 	Depth  float64    `json:"depth"`
 	Dir    [3]float64 `json:"dir"`
+	// An edge-on-edge contact (-edges) gives the two edges by their
+	// vertices: "edge" of body "from", crossing "other_edge" of the other.
+	Edge      *[2]int32 `json:"edge,omitempty"`
+	OtherEdge *[2]int32 `json:"other_edge,omitempty"`
 }
 
 // outputJSON is the output of one query.
@@ -115,6 +123,9 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	traversal := fs.String("traversal", "bvh", "ray `traversal`: bvh or basic (every primitive)")
 	response := fs.String("response", "mtd", "contact `response`: mtd (re-projection on the hit normal), ray (raw ray)\nor weighted (ray depth times the cosine to the hit normal)")
 	casesFile := fs.String("cases", "", "read JSON cases, one per line, from `FILE` (- for standard input)")
+	edges := fs.Float64("edges", 0, "edge-on-edge contacts between the convex edges bent by more than this `angle`\n"+
+		"(degrees, between the two faces' normals; 0: none, as vertex rays alone); a box's\n"+
+		"edges bend by 90")
 	speculative := fs.Bool("speculative", false, "with -method predictive, also print the predictions as speculative\ncontacts: depth < 0 is minus the gap to the surface the vertex's opposite ray enters")
 
 	fail := func(err error) int {
@@ -146,6 +157,10 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if p.Response, err = narrow.ParseResponse(*response); err != nil {
 		return fail(badInput("-response: %w", err))
 	}
+	if *edges < 0 || *edges >= 180 || math.IsNaN(*edges) {
+		return fail(badInput("-edges %v: want an angle in [0, 180) degrees", *edges))
+	}
+	p.EdgeAngle = *edges * math.Pi / 180
 	if p.Speculative = *speculative; p.Speculative && p.Method != narrow.MethodPredictive {
 		return fail(badInput("-speculative needs -method predictive"))
 	}
@@ -363,19 +378,32 @@ func (d *detector) detect(a, b narrow.ShapeID, pa, pb narrow.Pose) ([]byte, erro
 		return nil, badInput("%w", pr.Err)
 	}
 	out := outputJSON{Contacts: make([]contactJSON, 0, len(pr.Contacts))}
+	var edges []contactJSON
 	for _, c := range pr.Contacts {
-		out.Contacts = append(out.Contacts, contactJSON{
+		cj := contactJSON{
 			From:   c.From.String(),
 			Vertex: c.Vertex,
 			Prim:   c.Prim,
 			P:      c.P,
 			Depth:  c.Depth,
 			Dir:    c.Dir,
-		})
+		}
+		if c.Feature == narrow.FeatureEdge {
+			from, other := d.be.Shape(a), d.be.Shape(b)
+			if c.From == narrow.SideB {
+				from, other = other, from
+			}
+			e, f := from.Edge(int(c.Vertex)).V, other.Edge(int(c.Prim)).V
+			cj.Vertex, cj.Prim, cj.Edge, cj.OtherEdge = -1, -1, &e, &f
+			edges = append(edges, cj)
+			continue
+		}
+		out.Contacts = append(out.Contacts, cj)
 	}
 	slices.SortStableFunc(out.Contacts, func(x, y contactJSON) int {
 		return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.Vertex, y.Vertex))
 	})
+	out.Contacts = append(out.Contacts, edges...)
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(&out); err != nil {
 		return nil, fmt.Errorf("encode output: %w", err)

@@ -792,3 +792,52 @@ func TestWriteError(t *testing.T) {
 		}
 	}
 }
+
+// TestContactsEdges: two unit cubes turned by 45° cross edge on edge, 0.01
+// deep, with no vertex of either inside the other: vertex rays find
+// nothing, and -edges 45 finds the one edge-on-edge contact, with its
+// depth, direction and the two edges' vertices.
+func TestContactsEdges(t *testing.T) {
+	fx := newFixture(t)
+	centre := mgl64.Vec3{0.5, 0.5, 0.5}
+	pose := func(at mgl64.Vec3, q mgl64.Quat) string {
+		tr := at.Sub(q.Rotate(centre))
+		return fmt.Sprintf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g", tr[0], tr[1], tr[2], q.W, q.V[0], q.V[1], q.V[2])
+	}
+	const depth = 0.01
+	pa := pose(mgl64.Vec3{0, 0, math.Sqrt2 - depth}, mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{0, 1, 0}))
+	pb := pose(mgl64.Vec3{}, mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0}))
+	args := []string{"contacts", "-a", fx.unit, "-b", fx.unit, "-pose-a", pa, "-pose-b", pb}
+	if cs := decode(t, mustRun(t, "", args...)); len(cs) != 0 {
+		t.Fatalf("without -edges: %+v, want none", cs)
+	}
+	cs := decode(t, mustRun(t, "", append(args, "-edges", "45")...))
+	if len(cs) != 1 {
+		t.Fatalf("-edges 45: %+v, want one contact", cs)
+	}
+	c := cs[0]
+	if c.From != "a" || c.Vertex != -1 || c.Prim != -1 || c.Edge == nil || c.OtherEdge == nil {
+		t.Fatalf("contact %+v: want an edge-on-edge contact from a", c)
+	}
+	if math.Abs(c.Depth-depth) > 1e-12 || mgl64.Vec3(c.Dir).Sub(mgl64.Vec3{0, 0, 1}).Len() > 1e-12 ||
+		mgl64.Vec3(c.P).Sub(mgl64.Vec3{0, 0, math.Sqrt2/2 - depth}).Len() > 1e-12 {
+		t.Errorf("contact %+v: want depth %v, dir (0, 0, 1), p (0, 0, %v)", c, depth, math.Sqrt2/2-depth)
+	}
+	// A's edge runs along y, B's along x.
+	edgeDir := func(e *[2]int32, v [][3]float64) [3]float64 {
+		a, b := v[e[0]], v[e[1]]
+		return [3]float64{b[0] - a[0], b[1] - a[1], b[2] - a[2]}
+	}
+	cube := [][3]float64{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}}
+	if d := edgeDir(c.Edge, cube); d[0] != 0 || d[2] != 0 {
+		t.Errorf("edge %v of a runs along %v, want y", *c.Edge, d)
+	}
+	if d := edgeDir(c.OtherEdge, cube); d[1] != 0 || d[2] != 0 {
+		t.Errorf("edge %v of b runs along %v, want x", *c.OtherEdge, d)
+	}
+	for _, bad := range []string{"-1", "180", "NaN"} {
+		if code, _, errOut := runArgs(t, "", append(args, "-edges", bad)...); code != exitUsage || !strings.Contains(errOut, "-edges") {
+			t.Errorf("-edges %s: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+}

@@ -21,7 +21,6 @@
 package motion
 
 import (
-	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -272,32 +271,18 @@ func (s *scene) touchY(q mgl64.Quat, x, z float64) float64 {
 	return h - gap
 }
 
-// key identifies a ray: the vertex of one side it is cast from.
-type key struct {
-	from   narrow.Side
-	vertex int32
-}
-
-func keyOf(c *narrow.Contact) key { return key{c.From, c.Vertex} }
-
-func cmpKey(x, y key) int {
-	if c := cmp.Compare(x.from, y.from); c != 0 {
-		return c
-	}
-	return cmp.Compare(x.vertex, y.vertex)
-}
-
-func cmpContact(x, y narrow.Contact) int { return cmpKey(keyOf(&x), keyOf(&y)) }
+func cmpContact(x, y narrow.Contact) int { return narrow.CompareContacts(&x, &y) }
 
 // Compare counts, for one step of one pair, the rays whose result differs
 // between the standard algorithm (std) and another method (got) on the same
 // poses — the "incorrect rays" of §5.2 of Lehericey et al. (JVRC 2013). A
-// ray, identified by (From, Vertex), is erroneous when it is a contact in
+// ray, identified by (From, Vertex) (an edge-on-edge contact by its two
+// edges: narrow.CompareContacts), is erroneous when it is a contact in
 // one list and not in the other, or a contact in both whose depths differ
 // by more than tol. union is the number of rays that are contacts in either
 // list; the share of erroneous rays is erroneous/union (0 when union is 0).
 //
-// The lists are expected sorted by From then Vertex, as in
+// The lists are expected sorted by narrow.CompareContacts, as in
 // narrow.PairResult; unsorted lists are sorted on a copy. A ray that
 // appears twice in one list counts once (its first occurrence).
 func Compare(std, got []narrow.Contact, tol float64) (erroneous, union int) {
@@ -318,7 +303,7 @@ func Compare(std, got []narrow.Contact, tol float64) (erroneous, union int) {
 		case j == len(got):
 			c = -1
 		default:
-			c = cmpKey(keyOf(&std[i]), keyOf(&got[j]))
+			c = narrow.CompareContacts(&std[i], &got[j])
 		}
 		union++
 		switch {
@@ -338,10 +323,10 @@ func Compare(std, got []narrow.Contact, tol float64) (erroneous, union int) {
 	return erroneous, union
 }
 
-// skip returns the index of the first contact after i with another key.
+// skip returns the index of the first contact after i of another ray.
 func skip(cs []narrow.Contact, i int) int {
-	k := keyOf(&cs[i])
-	for i++; i < len(cs) && keyOf(&cs[i]) == k; i++ {
+	k := i
+	for i++; i < len(cs) && narrow.CompareContacts(&cs[i], &cs[k]) == 0; i++ {
 	}
 	return i
 }

@@ -47,7 +47,9 @@ type Params struct {
 	Reach                 float64                `protobuf:"fixed64,10,opt,name=reach,proto3" json:"reach,omitempty"`
 	Speculative           bool                   `protobuf:"varint,11,opt,name=speculative,proto3" json:"speculative,omitempty"`
 	// narrow.Culling: 0 tight, 1 the papers' boxes.
-	Culling       uint32 `protobuf:"varint,12,opt,name=culling,proto3" json:"culling,omitempty"`
+	Culling uint32 `protobuf:"varint,12,opt,name=culling,proto3" json:"culling,omitempty"`
+	// narrow.Params.EdgeAngle: 0 for no edge-on-edge contacts.
+	EdgeAngle     float64 `protobuf:"fixed64,13,opt,name=edge_angle,json=edgeAngle,proto3" json:"edge_angle,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -162,6 +164,13 @@ func (x *Params) GetSpeculative() bool {
 func (x *Params) GetCulling() uint32 {
 	if x != nil {
 		return x.Culling
+	}
+	return 0
+}
+
+func (x *Params) GetEdgeAngle() float64 {
+	if x != nil {
+		return x.EdgeAngle
 	}
 	return 0
 }
@@ -686,6 +695,7 @@ type Stats struct {
 	Predictions    int64                  `protobuf:"varint,11,opt,name=predictions,proto3" json:"predictions,omitempty"`
 	Contacts       int64                  `protobuf:"varint,12,opt,name=contacts,proto3" json:"contacts,omitempty"`
 	Speculative    int64                  `protobuf:"varint,13,opt,name=speculative,proto3" json:"speculative,omitempty"`
+	EdgeContacts   int64                  `protobuf:"varint,14,opt,name=edge_contacts,json=edgeContacts,proto3" json:"edge_contacts,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -811,6 +821,13 @@ func (x *Stats) GetSpeculative() int64 {
 	return 0
 }
 
+func (x *Stats) GetEdgeContacts() int64 {
+	if x != nil {
+		return x.EdgeContacts
+	}
+	return 0
+}
+
 // PairFailure is the error of one pair of the step.
 type PairFailure struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -898,9 +915,10 @@ type DetectResponse struct {
 	// count uint32, flags uint32 (bit 0: iterative, bit 1: failed).
 	Pairs []byte `protobuf:"bytes,1,opt,name=pairs,proto3" json:"pairs,omitempty"`
 	// Every pair's contacts, pair after pair, 72 bytes each: P (3 float64),
-	// Depth float64, Dir (3 float64), From uint8, 3 bytes of padding,
-	// Vertex int32, Prim int32, 4 bytes of padding (narrow.Contact's layout
-	// in memory on little-endian machines; readers ignore the padding).
+	// Depth float64, Dir (3 float64), From uint8, Feature uint8, 2 bytes
+	// of padding, Vertex int32, Prim int32, 4 bytes of padding
+	// (narrow.Contact's layout in memory on little-endian machines; readers
+	// ignore the padding).
 	Contacts []byte `protobuf:"bytes,2,opt,name=contacts,proto3" json:"contacts,omitempty"`
 	// Every pair's manifolds, pair after pair, 28 bytes each: Normal
 	// (3 float64), point count uint32.
@@ -1333,7 +1351,7 @@ var File_irtcd_proto protoreflect.FileDescriptor
 
 const file_irtcd_proto_rawDesc = "" +
 	"\n" +
-	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\x95\x03\n" +
+	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\xb4\x03\n" +
 	"\x06Params\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\rR\x06method\x12\x1c\n" +
 	"\ttraversal\x18\x02 \x01(\rR\ttraversal\x12\x1a\n" +
@@ -1349,7 +1367,9 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x05reach\x18\n" +
 	" \x01(\x01R\x05reach\x12 \n" +
 	"\vspeculative\x18\v \x01(\bR\vspeculative\x12\x18\n" +
-	"\aculling\x18\f \x01(\rR\aculling\"]\n" +
+	"\aculling\x18\f \x01(\rR\aculling\x12\x1d\n" +
+	"\n" +
+	"edge_angle\x18\r \x01(\x01R\tedgeAngle\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
 	"\aworkers\x18\x02 \x01(\x05R\aworkers\"?\n" +
@@ -1378,7 +1398,7 @@ const file_irtcd_proto_rawDesc = "" +
 	"\tnum_pairs\x18\x02 \x01(\rR\bnumPairs\x12\x14\n" +
 	"\x05pairs\x18\x03 \x01(\fR\x05pairs\x12\x14\n" +
 	"\x05poses\x18\x04 \x01(\fR\x05poses\x12\x18\n" +
-	"\arecords\x18\x05 \x01(\fR\arecords\"\xd2\x03\n" +
+	"\arecords\x18\x05 \x01(\fR\arecords\"\xf7\x03\n" +
 	"\x05Stats\x12\x14\n" +
 	"\x05pairs\x18\x01 \x01(\x03R\x05pairs\x12%\n" +
 	"\x0estandard_pairs\x18\x02 \x01(\x03R\rstandardPairs\x12'\n" +
@@ -1393,7 +1413,8 @@ const file_irtcd_proto_rawDesc = "" +
 	" \x01(\x03R\blostRays\x12 \n" +
 	"\vpredictions\x18\v \x01(\x03R\vpredictions\x12\x1a\n" +
 	"\bcontacts\x18\f \x01(\x03R\bcontacts\x12 \n" +
-	"\vspeculative\x18\r \x01(\x03R\vspeculative\"\x89\x01\n" +
+	"\vspeculative\x18\r \x01(\x03R\vspeculative\x12#\n" +
+	"\redge_contacts\x18\x0e \x01(\x03R\fedgeContacts\"\x89\x01\n" +
 	"\vPairFailure\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\rR\x04code\x12\x18\n" +

@@ -132,26 +132,32 @@ func TestBoxStack(t *testing.T) {
 	// Two equal boxes put every resting corner exactly on the lower box's
 	// vertical edges, where its ray enters that box at t = 0 (the narrow
 	// phase must see the exit through the top face). Narrowing boxes put
-	// the corners inside the lower box's top face. Taller stacks of equal
-	// boxes still topple: once a box drifts by a fraction of a millimetre
-	// only two corners (one of each box) lie over the other box, and the
-	// edge-on-edge crossings that would support it are invisible to
-	// vertex rays (docs/DESIGN.md, "Known limits").
+	// the corners inside the lower box's top face. A taller stack of
+	// equal boxes, every other one set off diagonally by 2 mm, keeps only
+	// two corners (one of each box) over the other box: the crossings of
+	// the boxes' edges hold it up, and without edge-on-edge contacts
+	// (narrow.Params.EdgeAngle) it topples (the control case).
 	for _, tc := range []struct {
-		name   string
-		n      int
-		shrink float64 // half extent lost per level
+		name    string
+		n       int
+		shrink  float64 // half extent lost per level
+		drift   float64 // every other box set off by this in x and z
+		edges   float64 // narrow.Params.EdgeAngle
+		topples bool
 	}{
-		{"equal", 2, 0},
-		{"narrowing", 5, 0.05},
+		{"equal", 2, 0, 0, 0, false},
+		{"narrowing", 5, 0.05, 0, 0, false},
+		{"equal-drifted-edges", 6, 0, 0.002, math.Pi / 3, false},
+		{"equal-drifted-no-edges", 6, 0, 0.002, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, _ := newWorld(t, nil)
+			w, _ := newWorld(t, func(c *rigid.Config) { c.Params.EdgeAngle = tc.edges })
 			var ids []rigid.BodyID
 			y := 0.0
 			for i := 0; i < tc.n; i++ {
 				h := 0.5 - tc.shrink*float64(i)
-				id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{h, 0.5, h}), at(0, y+0.5, 0)))
+				off := tc.drift * float64(i%2)
+				id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{h, 0.5, h}), at(off, y+0.5, off)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -159,15 +165,21 @@ func TestBoxStack(t *testing.T) {
 				ids = append(ids, id)
 			}
 			run(t, w, 300)
+			top := w.Body(ids[tc.n-1])
+			t.Logf("top %v, sleeping %v", top.CenterOfMass(), top.Sleeping())
+			if tc.topples {
+				if h := top.CenterOfMass()[1]; h > float64(tc.n)-1 {
+					t.Errorf("top box at height %.3f: the stack stands without edge contacts", h)
+				}
+				return
+			}
 			for i, id := range ids {
 				c := w.Body(id).CenterOfMass()
 				want := 0.5 + float64(i)
-				if math.Abs(c[1]-want) > 0.005*float64(i+2) || math.Hypot(c[0], c[2]) > 0.01 {
+				if math.Abs(c[1]-want) > 0.005*float64(i+2) || math.Hypot(c[0], c[2]) > 0.01+tc.drift*math.Sqrt2 {
 					t.Errorf("box %d at %v, want (0, %.3f, 0)", i, c, want)
 				}
 			}
-			top := w.Body(ids[tc.n-1])
-			t.Logf("top %v, sleeping %v", top.CenterOfMass(), top.Sleeping())
 			if !top.Sleeping() {
 				t.Errorf("stack still awake after 5 s")
 			}
@@ -460,6 +472,58 @@ func TestDeepCorrection(t *testing.T) {
 			rise := w.Body(id).CenterOfMass()[1] - y0
 			if math.Abs(rise-c.want) > 0.1*c.want {
 				t.Errorf("rose %.4f m in one step, want %.4f ± 10 %%", rise, c.want)
+			}
+		})
+	}
+}
+
+// TestCrossedBars drops a bar, turned edge down, across a static bar
+// turned edge up: the bars meet edge on edge, with no vertex of either
+// inside the other (their ends stick out). With edge-on-edge contacts
+// (narrow.Params.EdgeAngle) the dropped bar stays on top of the static
+// one; with vertex rays alone it falls through it onto the ground (the
+// control case).
+func TestCrossedBars(t *testing.T) {
+	const top = 1.0 // height of the static bar's top edge
+	for _, tc := range []struct {
+		name   string
+		edges  float64
+		stays  bool
+		points bool // edge-on-edge solver points seen
+	}{
+		{"edges", math.Pi / 3, true, true},
+		{"no-edges", 0, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _ := newWorld(t, func(c *rigid.Config) { c.Params.EdgeAngle = tc.edges })
+			r := 0.1 * math.Sqrt2 // a bar's half diagonal
+			low := rigid.NewBodyDef(box(t, mgl64.Vec3{1, 0.1, 0.1}), narrow.Pose{Pos: mgl64.Vec3{0, top - r, 0}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})})
+			low.Static = true
+			if _, err := w.AddBody(low); err != nil {
+				t.Fatal(err)
+			}
+			id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.1, 0.1, 1}), narrow.Pose{Pos: mgl64.Vec3{0, top + r + 0.2, 0}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{0, 0, 1})}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pts []rigid.ContactPoint
+			edgePoints := 0
+			for i := 0; i < 180; i++ {
+				run(t, w, 1)
+				pts = w.ContactPoints(pts[:0])
+				for _, p := range pts {
+					if p.Feature == narrow.FeatureEdge {
+						edgePoints++
+					}
+				}
+			}
+			y := w.Body(id).CenterOfMass()[1]
+			t.Logf("dropped bar's centre at height %.4f after 3 s; %d edge-on-edge solver points", y, edgePoints)
+			if stays := y > top; stays != tc.stays {
+				t.Errorf("dropped bar's centre at height %.4f, static bar's top at %v: stays on top %v, want %v", y, top, stays, tc.stays)
+			}
+			if (edgePoints > 0) != tc.points {
+				t.Errorf("%d edge-on-edge solver points", edgePoints)
 			}
 		})
 	}

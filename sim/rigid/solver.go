@@ -1,6 +1,7 @@
 package rigid
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -22,10 +23,8 @@ func (a v3) madd(b v3, s float64) v3 { return v3{a.x + b.x*s, a.y + b.y*s, a.z +
 
 // contact is one manifold point in the solver.
 type contact struct {
-	a, b   int32  // bodies: a is the pair's A (lower ID), b its B
-	pair   uint64 // warm-starting key: (pair, side, vertex)
-	side   uint8
-	vertex int32
+	a, b int32    // bodies: a is the pair's A (lower ID), b its B
+	key  pointKey // warm starting's
 
 	p     mgl64.Vec3 // world point where impulses act
 	depth float64    // penetration along n; < 0: a speculative point's gap
@@ -69,30 +68,44 @@ func (c *contact) push(a, b *velocity, k int, l float64) {
 
 // warmImpulse is a point's impulse kept for the next step.
 type warmImpulse struct {
+	key pointKey
+	ln  float64
+	lt  mgl64.Vec3 // friction impulse as a world vector
+}
+
+// pointKey identifies a point from step to step: its pair, and the vertex
+// of one side it comes from (side 0 or 1, prim −1), or for an
+// edge-on-edge contact (narrow.FeatureEdge) side edgeSide and its two
+// edges.
+type pointKey struct {
 	pair   uint64
 	side   uint8
 	vertex int32
-	ln     float64
-	lt     mgl64.Vec3 // friction impulse as a world vector
+	prim   int32
 }
 
-// keyCmp orders points by (pair, side, vertex).
-func keyCmp(pa uint64, sa uint8, va int32, pb uint64, sb uint8, vb int32) int {
-	switch {
-	case pa != pb:
-		if pa < pb {
-			return -1
-		}
-		return 1
-	case sa != sb:
-		return int(sa) - int(sb)
-	case va != vb:
-		if va < vb {
-			return -1
-		}
-		return 1
+// edgeSide is the pointKey side of edge-on-edge contacts.
+const edgeSide = 2
+
+// keyOf returns the key of contact pt of pair id.
+func keyOf(id uint64, pt *narrow.Contact) pointKey {
+	if pt.Feature == narrow.FeatureEdge {
+		return pointKey{pair: id, side: edgeSide, vertex: pt.Vertex, prim: pt.Prim}
 	}
-	return 0
+	return pointKey{pair: id, side: uint8(pt.From), vertex: pt.Vertex, prim: -1}
+}
+
+// cmp orders keys by pair, side, vertex, then prim.
+func (k *pointKey) cmp(o *pointKey) int {
+	switch {
+	case k.pair != o.pair:
+		return cmp.Compare(k.pair, o.pair)
+	case k.side != o.side:
+		return cmp.Compare(k.side, o.side)
+	case k.vertex != o.vertex:
+		return cmp.Compare(k.vertex, o.vertex)
+	}
+	return cmp.Compare(k.prim, o.prim)
 }
 
 // wakeTouched wakes the sleeping islands that an awake body touches: a
@@ -231,7 +244,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 					st.Manifolds++
 				}
 				w.contacts = append(w.contacts, contact{
-					a: ia, b: ib, pair: r.ID, side: uint8(pt.From), vertex: pt.Vertex,
+					a: ia, b: ib, key: keyOf(r.ID, pt),
 					// The vertex P lies inside the other body and
 					// P + Depth·Dir on its surface: act at the midpoint.
 					p:     pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth)),
@@ -244,7 +257,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 		// order, so the whole list is sorted by key for warm starting.
 		cs := w.contacts[c0:]
 		for x := 1; x < len(cs); x++ {
-			for y := x; y > 0 && keyCmp(0, cs[y].side, cs[y].vertex, 0, cs[y-1].side, cs[y-1].vertex) < 0; y-- {
+			for y := x; y > 0 && cs[y].key.cmp(&cs[y-1].key) < 0; y-- {
 				cs[y], cs[y-1] = cs[y-1], cs[y]
 			}
 		}
@@ -284,10 +297,10 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			c.bias = math.Min(r*(c.depth-w.cfg.Slop), w.cfg.MaxCorrectionVelocity)
 		}
 		// Merge-join with last step's impulses (both sorted by key).
-		for j < len(w.warm) && keyCmp(w.warm[j].pair, w.warm[j].side, w.warm[j].vertex, c.pair, c.side, c.vertex) < 0 {
+		for j < len(w.warm) && w.warm[j].key.cmp(&c.key) < 0 {
 			j++
 		}
-		if ws > 0 && j < len(w.warm) && keyCmp(w.warm[j].pair, w.warm[j].side, w.warm[j].vertex, c.pair, c.side, c.vertex) == 0 {
+		if ws > 0 && j < len(w.warm) && w.warm[j].key.cmp(&c.key) == 0 {
 			h := &w.warm[j]
 			c.ln = ws * h.ln
 			c.lt1 = ws * vec(h.lt).dot(c.d[1])
@@ -383,7 +396,7 @@ func (w *World) solve() {
 	w.warmNext = w.warmNext[:0]
 	for i := range w.contacts {
 		c := &w.contacts[i]
-		w.warmNext = append(w.warmNext, warmImpulse{pair: c.pair, side: c.side, vertex: c.vertex,
+		w.warmNext = append(w.warmNext, warmImpulse{key: c.key,
 			ln: c.ln, lt: c.d[1].scale(c.lt1).madd(c.d[2], c.lt2).vec3()})
 	}
 	w.warm, w.warmNext = w.warmNext, w.warm

@@ -279,6 +279,11 @@ type ContactPoint struct {
 	Depth  float64    // penetration along Normal
 	From   narrow.Side
 	Vertex int32
+	// Feature is narrow.FeatureEdge for an edge-on-edge contact
+	// (narrow.Params.EdgeAngle): Vertex is then an edge of the From body
+	// (A) and Prim the edge of B it crosses (narrow.Shape.Edge).
+	Feature narrow.Feature
+	Prim    int32
 	// NormalImpulse and FrictionImpulse are the accumulated impulses
 	// (N·s) applied to A (B receives the opposite).
 	NormalImpulse   float64
@@ -286,15 +291,20 @@ type ContactPoint struct {
 }
 
 // ContactPoints appends the last step's solver points to dst and returns
-// it, in solver order (pair ID, then From side, then vertex).
+// it, in solver order (pair ID, then From side, then vertex; a pair's
+// edge-on-edge points last).
 func (w *World) ContactPoints(dst []ContactPoint) []ContactPoint {
 	for i := range w.contacts {
 		c := &w.contacts[i]
 		dst = append(dst, ContactPoint{
 			A: BodyID(c.a), B: BodyID(c.b), Point: c.p, Normal: c.d[0].vec3(), Depth: c.depth,
-			From: narrow.Side(c.side), Vertex: c.vertex,
+			From: narrow.Side(c.key.side), Vertex: c.key.vertex, Prim: -1,
 			NormalImpulse: c.ln, FrictionImpulse: c.d[1].scale(c.lt1).madd(c.d[2], c.lt2).vec3(),
 		})
+		if c.key.side == edgeSide {
+			p := &dst[len(dst)-1]
+			p.From, p.Feature, p.Prim = narrow.SideA, narrow.FeatureEdge, c.key.prim
+		}
 	}
 	return dst
 }

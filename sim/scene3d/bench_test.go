@@ -2,6 +2,8 @@ package scene3d_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -200,13 +202,26 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 		b.Fatal(err)
 	}
 	bounds := [4]int{0, ph[0], ph[1], len(rec.Batches)}
+	type variant struct {
+		name string
+		p    narrow.Params
+	}
+	var variants []variant
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
-		b.Run("method="+m.String(), func(b *testing.B) {
+		variants = append(variants, variant{"method=" + m.String(), narrow.Params{Method: m}})
+	}
+	// The cost of edge-on-edge contacts (the bunny has 115 convex edges
+	// bent by more than π/3, 56 by more than 4π/9).
+	for _, deg := range []int{60, 80} {
+		variants = append(variants, variant{fmt.Sprintf("method=predictive/edges=%d", deg), narrow.Params{EdgeAngle: float64(deg) * math.Pi / 180}})
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
 			var phaseT [3]time.Duration
-			var rays, pairs, std, pairsC, stdC int
+			var rays, pairs, std, pairsC, stdC, edges int
 			var res narrow.Result
 			for i := 0; i < b.N; i++ {
-				be, err := cpubackend.New(narrow.Params{Method: m}, cpubackend.WithWorkers(1))
+				be, err := cpubackend.New(v.p, cpubackend.WithWorkers(1))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -220,6 +235,7 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 					rays += st.Rays()
 					pairs += st.Pairs
 					std += st.StandardPairs
+					edges += st.EdgeContacts
 					if p == 2 {
 						pairsC += st.Pairs
 						stdC += st.StandardPairs
@@ -240,6 +256,9 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 			b.ReportMetric(float64(rays)/float64(len(rec.Batches)*b.N), "rays/step")
 			b.ReportMetric(100*float64(std)/float64(max(1, pairs)), "std-%")
 			b.ReportMetric(100*float64(stdC)/float64(max(1, pairsC)), "C-std-%")
+			if v.p.EdgeAngle > 0 {
+				b.ReportMetric(float64(edges)/float64(len(rec.Batches)*b.N), "edge-contacts/step")
+			}
 		})
 	}
 }

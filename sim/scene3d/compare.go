@@ -74,13 +74,9 @@ func (d *RayDiff) comparePair(v, r []narrow.Contact, tol float64) {
 	}
 }
 
-// rayLess orders contacts by (From, Vertex).
-func rayLess(a, b *narrow.Contact) bool {
-	if a.From != b.From {
-		return a.From < b.From
-	}
-	return a.Vertex < b.Vertex
-}
+// rayLess orders contacts by ray (narrow.CompareContacts: From, Vertex;
+// edge-on-edge contacts after, by their edges).
+func rayLess(a, b *narrow.Contact) bool { return narrow.CompareContacts(a, b) < 0 }
 
 // fromRays appends to dst the contacts of src, made with
 // narrow.ResponseRay for a pair of shapes a and b at poses pa and pb,
@@ -95,6 +91,10 @@ func fromRays(dst, src []narrow.Contact, mode narrow.Response, a, b *narrow.Shap
 	var dirs [2]narrow.Direction
 	narrow.SetPair(&dirs, a, b, &pa, &pb)
 	for _, c := range src {
+		if c.Feature == narrow.FeatureEdge {
+			dst = append(dst, c) // not a ray: the same in every response
+			continue
+		}
 		h := narrow.Hit{T: c.Depth, Prim: c.Prim, Inside: true}
 		if mc, ok := reprojection.Make(mode, &dirs[c.From], c.Vertex, h); ok {
 			dst = append(dst, mc)

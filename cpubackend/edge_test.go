@@ -1,0 +1,106 @@
+package cpubackend_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// crossedBars returns two bars, boxes that barPoses turns by 45° about
+// their length: b along x with its top edge on the x axis, a along y with
+// its bottom edge depth below it, crossing b's top edge at (off, 0, 0). No
+// vertex of either lies inside the other.
+func crossedBars(t *testing.T) (a, b *narrow.Shape) {
+	t.Helper()
+	var err error
+	if a, err = narrow.NewBox(mgl64.Vec3{-barH, -2, -barH}, mgl64.Vec3{barH, 2, barH}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = narrow.NewBox(mgl64.Vec3{-2, -barH, -barH}, mgl64.Vec3{2, barH, barH}); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
+// barH is the bars' half thickness.
+const barH = 0.2
+
+// barPoses returns the poses of crossedBars' bars.
+func barPoses(depth, off float64) (pa, pb narrow.Pose) {
+	r := barH * math.Sqrt2
+	pb = narrow.Pose{Pos: mgl64.Vec3{0, 0, -r}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})}
+	pa = narrow.Pose{Pos: mgl64.Vec3{off, 0, r - depth}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{0, 1, 0})}
+	return pa, pb
+}
+
+// TestEdgeContacts runs two bars crossing edge on edge through the
+// backend, with every method, over steps in which they slide along b's
+// edge: with Params.EdgeAngle every step, standard or iterative, returns
+// the one edge contact at the crossing, with its depth and the vertical
+// normal, in its own manifold, counted in Stats; without it the pair has
+// no contact (the limit of vertex rays). The steps allocate nothing.
+func TestEdgeContacts(t *testing.T) {
+	const depth = 0.004
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+		for _, angle := range []float64{0, math.Pi / 4} {
+			be, err := cpubackend.New(narrow.Params{Method: m, EdgeAngle: angle}, cpubackend.WithWorkers(2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			a, b := crossedBars(t)
+			ia, _ := be.RegisterShape(a)
+			ib, _ := be.RegisterShape(b)
+			var res narrow.Result
+			pairs := make([]narrow.Pair, 1)
+			iterative := 0
+			step := func(k int) {
+				off := 0.001 * float64(k%10) // slides along b's top edge
+				pa, pb := barPoses(depth, off)
+				pairs[0] = narrow.Pair{ID: 7, A: ia, B: ib, PoseA: pa, PoseB: pb}
+				if err := be.Detect(context.Background(), pairs, &res); err != nil {
+					t.Fatal(err)
+				}
+				pr := &res.Pairs[0]
+				if pr.Err != nil {
+					t.Fatal(pr.Err)
+				}
+				if pr.Iterative {
+					iterative++
+				}
+				if angle == 0 {
+					if len(pr.Contacts) != 0 {
+						t.Fatalf("%v without edges, step %d: contacts %v", m, k, pr.Contacts)
+					}
+					return
+				}
+				if len(pr.Contacts) != 1 || res.Stats.Contacts != 1 || res.Stats.EdgeContacts != 1 {
+					t.Fatalf("%v step %d: contacts %v, stats %+v; want one edge contact", m, k, pr.Contacts, res.Stats)
+				}
+				c := pr.Contacts[0]
+				want := mgl64.Vec3{off, 0, -depth}
+				if c.Feature != narrow.FeatureEdge || math.Abs(c.Depth-depth) > 1e-12 || c.P.Sub(want).Len() > 1e-12 || c.Dir.Sub(mgl64.Vec3{0, 0, 1}).Len() > 1e-12 {
+					t.Fatalf("%v step %d: contact %+v, want an edge contact at %v, depth %v, up", m, k, c, want, depth)
+				}
+				if len(pr.Manifolds) != 1 || len(pr.Manifolds[0].Points) != 1 || pr.Manifolds[0].Points[0] != c {
+					t.Fatalf("%v step %d: manifolds %+v", m, k, pr.Manifolds)
+				}
+			}
+			for k := range 30 {
+				step(k)
+			}
+			if m != narrow.MethodStandard && iterative == 0 {
+				t.Errorf("%v: no iterative step", m)
+			}
+			k := 30
+			if n := testing.AllocsPerRun(20, func() { step(k); k++ }); n != 0 {
+				t.Errorf("%v, edge angle %v: %v allocations per step", m, angle, n)
+			}
+		}
+	}
+}

@@ -1,0 +1,398 @@
+package narrow
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// Feature says which features of the two bodies a Contact joins, and so
+// what its Vertex and Prim index.
+type Feature uint8
+
+const (
+	// FeatureVertex is a vertex contact: vertex Vertex of the From body
+	// lies inside the other body, whose primitive Prim its ray hit
+	// (Hermann et al.'s rays, Lehericey et al. 2013).
+	FeatureVertex Feature = iota
+	// FeatureEdge is an edge-on-edge contact (Params.EdgeAngle): edge
+	// Vertex of the From body (an index into its Shape.Edge list) crosses
+	// edge Prim of the other body (an index into that body's list), and
+	// neither has a vertex inside the other there.
+	FeatureEdge
+)
+
+// String returns "vertex" or "edge".
+func (f Feature) String() string {
+	switch f {
+	case FeatureVertex:
+		return "vertex"
+	case FeatureEdge:
+		return "edge"
+	}
+	return "feature?"
+}
+
+// Edge is a convex edge of a triangle mesh: the segment between vertices
+// V[0] and V[1], shared by the triangles Faces[0] and Faces[1], whose
+// outward normals make the angle Angle (radians, in (0, π)): 0 would be a
+// flat edge, π a knife's edge.
+type Edge struct {
+	V     [2]int32
+	Faces [2]int32
+	Angle float64
+}
+
+// minEdgeAngle is the least bend for an edge to be listed (Shape.Edge):
+// the diagonals of a flat face and rounding noise are not edges.
+const minEdgeAngle = 1e-6
+
+// edgeBlock is the number of consecutive edges of Shape.Edge's list that
+// share a bounding box for culling (see AppendEdgeContacts).
+const edgeBlock = 8
+
+// NumEdges returns the number of the shape's convex edges (0 for a
+// polygon).
+func (s *Shape) NumEdges() int { return len(s.edges) }
+
+// Edge returns convex edge i. The list is in spatial order: blocks of
+// consecutive edges lie close together, so that culling by their boxes
+// rejects most edges far from the other body without testing them.
+func (s *Shape) Edge(i int) Edge { return s.edges[i] }
+
+// SharpEdges returns how many of the shape's convex edges are bent by more
+// than angle.
+func (s *Shape) SharpEdges(angle float64) int {
+	n, _ := slices.BinarySearchFunc(s.edgeAngles, angle, func(a, b float64) int {
+		if a > b {
+			return -1
+		}
+		return 1
+	})
+	return n
+}
+
+// buildEdges lists the convex edges of a triangle mesh (see Edge).
+func (s *Shape) buildEdges() {
+	if s.dim != Dim3 {
+		return
+	}
+	for i, p := range s.prims {
+		// Edge k of a triangle (a,b,c) is c-a, a-b, b-c (Adjacent).
+		ends := [3][2]int32{{p[2], p[0]}, {p[0], p[1]}, {p[1], p[2]}}
+		for k, o := range s.adj[i] {
+			if o < int32(i) {
+				continue // listed from the other side, or no neighbour
+			}
+			n0, n1 := s.fnorm[i], s.fnorm[o]
+			if n0 == ([3]float64{}) || n1 == ([3]float64{}) {
+				continue // a degenerate face has no normal to bend
+			}
+			// Convex when the neighbour's far vertex lies behind this
+			// face's plane.
+			q := s.prims[o]
+			far := q[0]
+			for _, v := range q {
+				if v != ends[k][0] && v != ends[k][1] {
+					far = v
+				}
+			}
+			if dot3(sub3(s.verts[far], s.verts[ends[k][0]]), n0) >= 0 {
+				continue
+			}
+			ang := math.Acos(max(-1, min(1, dot3(n0, n1))))
+			if ang <= minEdgeAngle {
+				continue
+			}
+			v := ends[k]
+			if v[0] > v[1] {
+				v[0], v[1] = v[1], v[0]
+			}
+			s.edges = append(s.edges, Edge{V: v, Faces: [2]int32{int32(i), o}, Angle: ang})
+		}
+	}
+	if len(s.edges) == 0 {
+		return
+	}
+	// Spatial order: a median split of the edges' midpoints, ties in the
+	// order found.
+	mid := make([][3]float64, len(s.edges))
+	for i, e := range s.edges {
+		mid[i] = scale3(add3(s.verts[e.V[0]], s.verts[e.V[1]]), 0.5)
+	}
+	order := spatialOrder(mid)
+	edges := make([]Edge, len(s.edges))
+	for i, k := range order {
+		edges[i] = s.edges[k]
+	}
+	s.edges = edges
+	s.edgeSeg = make([][2][3]float64, len(edges))
+	s.edgeAngles = make([]float64, len(edges))
+	for i, e := range edges {
+		s.edgeSeg[i] = [2][3]float64{s.verts[e.V[0]], s.verts[e.V[1]]}
+		s.edgeAngles[i] = e.Angle
+	}
+	slices.SortFunc(s.edgeAngles, func(a, b float64) int { return cmp.Compare(b, a) })
+	for lo := 0; lo < len(edges); lo += edgeBlock {
+		b := AABB{Min: mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+		sharp := 0.0
+		for i := lo; i < min(lo+edgeBlock, len(edges)); i++ {
+			for _, p := range s.edgeSeg[i] {
+				for k := range 3 {
+					b.Min[k], b.Max[k] = min(b.Min[k], p[k]), max(b.Max[k], p[k])
+				}
+			}
+			sharp = max(sharp, edges[i].Angle)
+		}
+		s.edgeBlocks = append(s.edgeBlocks, edgeBlockData{box: b, sharp: sharp})
+	}
+}
+
+// edgeBlockData bounds a block of edgeBlock consecutive edges: their box,
+// and the largest bend among them.
+type edgeBlockData struct {
+	box   AABB
+	sharp float64
+}
+
+// EdgeScratch holds the buffers of Direction.AppendEdgeContacts. Keep one
+// per goroutine and reuse it: a step then allocates nothing.
+type EdgeScratch struct {
+	src, dst []edgeCand
+}
+
+// edgeCand is an edge near the other body, in Dst's frame.
+type edgeCand struct {
+	p0, p1 [3]float64 // its ends
+	n0, n1 [3]float64 // its faces' outward normals
+	lo, hi [3]float64 // its box
+	i      int32      // its index in its shape's Edge list
+}
+
+// AppendEdgeContacts appends to dst the edge-on-edge contacts between the
+// edges of d.Src and d.Dst bent by more than angle (see SharpEdges), and
+// returns the extended slice. Only d's frames are used (SetPoses). The
+// contacts come from d.From, in the order of the source edge, then of the
+// destination edge.
+//
+// Rays start at vertices, so two bodies that cross edge on edge, with no
+// vertex of either inside the other, meet no ray (Lehericey et al. 2013
+// §3.1 casts from vertices only). The Mochi paper (§3.4, Reduction 4)
+// traces rays along triangle edges to find such crossings; here every
+// pair of edges near both bodies is tested as convex polyhedra are in the
+// separating-axis test, which gives the exact minimum translation of the
+// crossing at once. Edges e (of Src) and f (of Dst) touch when
+//
+//   - the closest points of their lines, P on e and Q on f, lie strictly
+//     inside both segments (at an end, a vertex contact covers it);
+//   - the direction n = e × f, oriented out of Dst at f, lies within the
+//     outward normals of f's two faces (the arc between them), and −n
+//     within those of e's faces: the two edges are the features that
+//     separate along n;
+//   - P lies below f along n: Depth = (Q − P)·n > 0, at most maxDepth;
+//   - nothing of either surface lies between them: Dst's surface is not
+//     crossed from Q towards P before P, nor Src's from P towards Q
+//     before Q (two rays, with traversal trav), so P is inside Dst and Q
+//     inside Src, not merely below the planes of their faces.
+//
+// The contact is P (world), Dir = n (world), the translation Depth·Dir
+// of Src that brings P to Q: the Contact convention, with Feature
+// FeatureEdge, Vertex e and Prim f.
+func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, maxDepth float64, trav Traversal) []Contact {
+	src, dsh := d.Src, d.Dst
+	if len(src.edges) == 0 || len(dsh.edges) == 0 {
+		return dst
+	}
+	tol := max(src.tEps, dsh.tEps)
+	// Both bodies' boxes in Dst's frame: P and Q lie in both, so only the
+	// parts of the edges in it count.
+	both := src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol)
+	if both.Empty() {
+		return dst
+	}
+	// The same region boxed in Src's frame culls Src's edges, block by
+	// block, before they are mapped.
+	back := d.SrcToDst.Inverse()
+	bothSrc := both.Transformed(&back).Grow(tol)
+	sc.src = sc.src[:0]
+	for b, blk := range src.edgeBlocks {
+		if blk.sharp <= angle || !blk.box.meets(&bothSrc) {
+			continue
+		}
+		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(src.edges)); i++ {
+			e, seg := &src.edges[i], &src.edgeSeg[i]
+			if e.Angle <= angle || !bothSrc.meetsSegment(seg[0], seg[1]) {
+				continue
+			}
+			c := edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: int32(i)}
+			if c.clip(&both) {
+				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
+				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
+				sc.src = append(sc.src, c)
+			}
+		}
+	}
+	if len(sc.src) == 0 {
+		return dst
+	}
+	sc.dst = sc.dst[:0]
+	for b, blk := range dsh.edgeBlocks {
+		if blk.sharp <= angle || !blk.box.meets(&both) {
+			continue
+		}
+		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(dsh.edges)); i++ {
+			e, seg := &dsh.edges[i], &dsh.edgeSeg[i]
+			if e.Angle <= angle || !both.meetsBox(seg) {
+				continue
+			}
+			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
+			if c.clip(&both) {
+				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
+				sc.dst = append(sc.dst, c)
+			}
+		}
+	}
+	for x := range sc.src {
+		e := &sc.src[x]
+		// P and Q lie at most maxDepth apart.
+		lo, hi := sub3(e.lo, [3]float64{maxDepth, maxDepth, maxDepth}), add3(e.hi, [3]float64{maxDepth, maxDepth, maxDepth})
+		for y := range sc.dst {
+			f := &sc.dst[y]
+			if f.lo[0] > hi[0] || f.hi[0] < lo[0] || f.lo[1] > hi[1] || f.hi[1] < lo[1] || f.lo[2] > hi[2] || f.hi[2] < lo[2] {
+				continue
+			}
+			p, n, depth, ok := edgeCross(e, f, maxDepth)
+			if !ok {
+				continue
+			}
+			// P inside Dst: the ray from Q into Dst leaves it no earlier.
+			q := add3(p, scale3(n, depth))
+			neg := scale3(n, -1)
+			if h, _ := dsh.Trace(q, neg, 4*tol, 0, trav); h.Prim >= 0 && h.T < depth-4*tol {
+				continue
+			}
+			// Q inside Src: the same from P, in Src's frame.
+			if h, _ := src.Trace(back.Apply(p), back.ApplyDir(n), 4*tol, 0, trav); h.Prim >= 0 && h.T < depth-4*tol {
+				continue
+			}
+			dst = append(dst, Contact{
+				P: d.DstWorld.Apply(p), Depth: depth, Dir: d.DstWorld.ApplyDir(n),
+				From: d.From, Feature: FeatureEdge, Vertex: e.i, Prim: f.i,
+			})
+		}
+	}
+	return dst
+}
+
+// clip sets c's box to that of the part of c in b (grown by a rounding
+// slack), and reports whether there is one.
+func (c *edgeCand) clip(b *AABB) bool {
+	t0, t1, ok := b.segmentRange(c.p0, c.p1)
+	if !ok {
+		return false
+	}
+	d := sub3(c.p1, c.p0)
+	q0, q1 := add3(c.p0, scale3(d, t0)), add3(c.p0, scale3(d, t1))
+	for k := range 3 {
+		slack := 1e-12 * (math.Abs(c.p0[k]) + math.Abs(c.p1[k]))
+		c.lo[k], c.hi[k] = min(q0[k], q1[k])-slack, max(q0[k], q1[k])+slack
+	}
+	return true
+}
+
+// meetsSegment reports whether the segment from p to q meets b.
+func (b *AABB) meetsSegment(p, q [3]float64) bool {
+	if !b.meetsBox(&[2][3]float64{p, q}) {
+		return false
+	}
+	_, _, ok := b.segmentRange(p, q)
+	return ok
+}
+
+// meets reports whether b and o overlap (touching counts).
+func (b *AABB) meets(o *AABB) bool {
+	return b.Min[0] <= o.Max[0] && b.Max[0] >= o.Min[0] && b.Min[1] <= o.Max[1] &&
+		b.Max[1] >= o.Min[1] && b.Min[2] <= o.Max[2] && b.Max[2] >= o.Min[2]
+}
+
+// meetsBox reports whether the box of the segment seg meets b.
+func (b *AABB) meetsBox(seg *[2][3]float64) bool {
+	p, q := &seg[0], &seg[1]
+	for k := range 3 {
+		if min(p[k], q[k]) > b.Max[k] || max(p[k], q[k]) < b.Min[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentRange returns the range [t0, t1] of the parameters of the segment
+// p + t·(q − p), t in [0, 1], that lie in b (slab by slab, Liang–Barsky),
+// and whether it is not empty.
+func (b *AABB) segmentRange(p, q [3]float64) (t0, t1 float64, ok bool) {
+	t0, t1 = 0, 1
+	for k := range 3 {
+		d := q[k] - p[k]
+		if d == 0 {
+			if p[k] < b.Min[k] || p[k] > b.Max[k] {
+				return 0, 0, false
+			}
+			continue
+		}
+		a, c := (b.Min[k]-p[k])/d, (b.Max[k]-p[k])/d
+		if a > c {
+			a, c = c, a
+		}
+		t0, t1 = max(t0, a), min(t1, c)
+		if t0 > t1 {
+			return 0, 0, false
+		}
+	}
+	return t0, t1, true
+}
+
+// edgeCross is the edge-on-edge test of AppendEdgeContacts for source edge
+// e and destination edge f (both in Dst's frame) without the rays: it
+// returns the point P on e, the unit direction n out of Dst and the depth.
+func edgeCross(e, f *edgeCand, maxDepth float64) (p, n [3]float64, depth float64, ok bool) {
+	da, db := sub3(e.p1, e.p0), sub3(f.p1, f.p0)
+	r := sub3(e.p0, f.p0)
+	a, b, c := dot3(da, da), dot3(da, db), dot3(da, r)
+	ee, ff := dot3(db, db), dot3(db, r)
+	den := a*ee - b*b // |da × db|²
+	if den <= 1e-12*a*ee {
+		return p, n, 0, false // parallel: the faces' own contacts hold them
+	}
+	s := (b*ff - c*ee) / den
+	t := (a*ff - b*c) / den
+	if !(s > 0 && s < 1 && t > 0 && t < 1) {
+		return p, n, 0, false
+	}
+	n = scale3(cross3(da, db), 1/math.Sqrt(den))
+	// Out of Dst at f: towards the bisector of its faces' normals.
+	mf := add3(f.n0, f.n1)
+	if dot3(n, mf) < 0 {
+		n = scale3(n, -1)
+	}
+	// n within f's arc of normals (its cosine with the bisector at least
+	// that of the faces' normals), and on the outer side of both faces,
+	// so that points below f along n lie behind both; −n likewise within
+	// e's arc.
+	const slack = 1e-12
+	if dot3(n, mf) < 1+dot3(f.n0, f.n1)-slack || dot3(n, f.n0) < -slack || dot3(n, f.n1) < -slack {
+		return p, n, 0, false
+	}
+	me := add3(e.n0, e.n1)
+	if -dot3(n, me) < 1+dot3(e.n0, e.n1)-slack || -dot3(n, e.n0) < -slack || -dot3(n, e.n1) < -slack {
+		return p, n, 0, false
+	}
+	p = add3(e.p0, scale3(da, s))
+	q := add3(f.p0, scale3(db, t))
+	depth = dot3(sub3(q, p), n)
+	if !(depth > 0 && depth <= maxDepth) {
+		return p, n, 0, false
+	}
+	return p, n, depth, true
+}
