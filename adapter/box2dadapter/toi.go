@@ -90,25 +90,18 @@ func (a *Adapter) timeOfImpact(c *contact) float64 {
 
 // sweep returns the earliest fraction of the step at which a vertex of s,
 // moving with transforms s0 → s1, enters o, moving with o0 → o1 (1 if
-// none), advanced by toiPenetration along the vertex path.
+// none), advanced by toiPenetration along the vertex path
+// (narrow.Sweep).
 func sweep(s *narrow.Shape, s0, s1 b2.B2Transform, o *narrow.Shape, o0, o1 b2.B2Transform) float64 {
-	best := 1.0
-	for v := 0; v < s.NumVertices(); v++ {
-		p := s.Vertex(v)
-		lv := b2.B2Vec2{X: p[0], Y: p[1]}
-		q0 := b2.B2TransformVec2MulT(o0, b2.B2TransformVec2Mul(s0, lv))
-		q1 := b2.B2TransformVec2MulT(o1, b2.B2TransformVec2Mul(s1, lv))
-		d := b2.B2Vec2Sub(q1, q0)
-		l := d.Length()
-		if !(l > 0) {
-			continue
-		}
-		dir := [3]float64{d.X / l, d.Y / l, 0}
-		hit, _ := o.Trace([3]float64{q0.X, q0.Y, 0}, dir, 0, 0, narrow.TraversalBVH)
-		if hit.Prim < 0 || hit.Inside || hit.T > best*l {
-			continue // no hit, starts inside, or later than the best so far
-		}
-		best = min(best, (hit.T+toiPenetration)/l)
-	}
-	return best
+	var from, to narrow.Transform
+	t0, t1, u0, u1 := transform3(s0), transform3(s1), transform3(o0), transform3(o1)
+	from.SetRelative(&u0, &t0)
+	to.SetRelative(&u1, &t1)
+	return narrow.Sweep(s, &from, &to, o, toiPenetration)
+}
+
+// transform3 returns a box2d transform as a 3D one (a rotation about z).
+func transform3(t b2.B2Transform) narrow.Transform {
+	c, s := t.Q.C, t.Q.S
+	return narrow.Transform{R: [9]float64{c, -s, 0, s, c, 0, 0, 0, 1}, T: [3]float64{t.P.X, t.P.Y, 0}}
 }

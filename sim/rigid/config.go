@@ -76,6 +76,25 @@ type Config struct {
 	// phase before its bodies touch and prediction can see it coming.
 	MarginFactor float64
 
+	// CCDMotion turns on continuous collision detection: a pair whose
+	// relative motion in a step may exceed CCDMotion × the smaller shape's
+	// Size (a bound: the centres' relative displacement plus each body's
+	// turn times its reach) is swept (narrow.Sweep: every vertex's path
+	// traced against the other shape, both ways), and the motions of both
+	// bodies are cut back to the earliest time of impact, half a Slop
+	// past first touch. Their velocities stay: the next step's contact
+	// stops them. Contacts and speculative contacts hold slower pairs;
+	// a body that covers more than their reach in one step (0.1 × the
+	// smaller Size by default: narrow.Params.DisplacementThreshold ×
+	// Confidence) would otherwise sink deep into another, or pass through
+	// a thin one. The cut costs the body the rest of the step, and its
+	// impact is answered at the next step (with one more step of gravity
+	// in its approach speed): a box dropped 1 m with restitution 0.6
+	// bounces 12 % higher than e²·h (TestCCD). 0 (the default, as in
+	// Bullet's defaults, which the papers' experiments ran) turns it off;
+	// 0.05 sweeps what speculative contacts may miss.
+	CCDMotion float64
+
 	// Backend is the narrow phase. Nil: NewWorld creates
 	// cpubackend.New(Params) with Workers workers (GOMAXPROCS when 0) and
 	// Logger, and Close closes it. A backend given here is not closed by
@@ -97,7 +116,7 @@ type Config struct {
 // correction rate 0.2 capped at 2 m/s, restitution threshold 1 m/s,
 // speculative contacts with a 1 cm margin, full warm starting, no
 // damping, sleeping after 0.5 s under 0.05 m/s and 0.1 rad/s, broad-phase
-// margin 0.1 × shape size.
+// margin 0.1 × shape size, no continuous collision detection.
 func DefaultConfig() Config {
 	return Config{
 		Gravity:               mgl64.Vec3{0, -9.81, 0},
@@ -158,6 +177,8 @@ func (c *Config) Validate() error {
 		return bad("TimeToSleep", c.TimeToSleep)
 	case !finite(c.MarginFactor) || c.MarginFactor < 0:
 		return bad("MarginFactor", c.MarginFactor)
+	case !finite(c.CCDMotion) || c.CCDMotion < 0:
+		return bad("CCDMotion", c.CCDMotion)
 	case c.Workers < 0:
 		return bad("Workers", c.Workers)
 	}

@@ -5,8 +5,9 @@
 // solver consumes the contacts (P, pd, d) through the backend's reduced
 // manifolds. It exists to run the papers' 3D scenes (package
 // sim/scene3d); it is small, deterministic and allocation-free in steady
-// state, not a general-purpose engine (no joints, no continuous collision,
-// no kinematic bodies).
+// state, not a general-purpose engine (no joints, no kinematic bodies;
+// continuous collision detection only as motion cut back to a time of
+// impact, Config.CCDMotion).
 //
 // # A step
 //
@@ -33,7 +34,10 @@
 //     pseudo-velocity), the orientation by q ← normalise(q + ½·Dt·(0, ω)·q).
 //     A body's pose is its shape's local origin (narrow.Pose, as the
 //     narrow phase takes it); the world keeps the centre of mass, from
-//     Shape.MassProps, and derives the pose as com − R·centroid.
+//     Shape.MassProps, and derives the pose as com − R·centroid. With
+//     Config.CCDMotion, the pairs without contact that moved far are swept
+//     (narrow.Sweep) and their bodies' motions cut back to the time of
+//     impact.
 //  6. Sleeping: islands by union-find over the step's contacts between
 //     dynamic bodies (static bodies do not link islands); an island falls
 //     asleep, velocities zeroed, when every body in it has been under

@@ -423,5 +423,87 @@ func (w *World) integrate() error {
 			return &BodyError{Body: BodyID(i), Name: b.name, Err: ErrDiverged}
 		}
 	}
+	if w.cfg.CCDMotion > 0 {
+		w.sweep()
+	}
 	return nil
+}
+
+// sweep is continuous collision detection (Config.CCDMotion): it sweeps
+// the pairs of the step without contact that moved far, from the poses the narrow phase
+// saw (Pair.PoseA, PoseB) to the ones integrate just gave, and cuts each
+// body's motion back to the earliest time of impact of its pairs. Each
+// pair's time of impact comes from its relative motion; a body's fraction
+// is the least of its pairs', whatever their order.
+func (w *World) sweep() {
+	w.toi = w.toi[:0]
+	for range w.bodies {
+		w.toi = append(w.toi, 1)
+	}
+	advance := 0.5 * w.cfg.Slop
+	res := w.batch.Results()
+	for i := range w.pairs {
+		p := &w.pairs[i]
+		a, b := &w.bodies[p.A], &w.bodies[p.B]
+		if a.im == 0 && b.im == 0 || len(res[i].Touching()) > 0 {
+			continue // a pair in contact is the solver's
+		}
+		bound := a.com.Sub(b.com).Sub(p.PoseA.Rot.Rotate(a.localCOM).Add(p.PoseA.Pos)).Add(p.PoseB.Rot.Rotate(b.localCOM).Add(p.PoseB.Pos)).Len() +
+			narrow.Angle(p.PoseA.Rot, a.pose.Rot)*a.reach + narrow.Angle(p.PoseB.Rot, b.pose.Rot)*b.reach
+		if bound <= w.cfg.CCDMotion*min(a.shape.Size(), b.shape.Size()) {
+			continue
+		}
+		w.stats.Swept++
+		ta0, ta1, tb0, tb1 := p.PoseA.Transform(), a.pose.Transform(), p.PoseB.Transform(), b.pose.Transform()
+		var from, to narrow.Transform
+		from.SetRelative(&tb0, &ta0)
+		to.SetRelative(&tb1, &ta1)
+		f := narrow.Sweep(a.shape, &from, &to, b.shape, advance)
+		from.SetRelative(&ta0, &tb0)
+		to.SetRelative(&ta1, &tb1)
+		f = min(f, narrow.Sweep(b.shape, &from, &to, a.shape, advance))
+		if f < 1 {
+			for _, k := range [2]BodyID{p.A, p.B} {
+				if w.bodies[k].im != 0 {
+					w.toi[k] = min(w.toi[k], max(f, 0))
+				}
+			}
+		}
+	}
+	// A body in contact keeps its motion: the solver answered for it,
+	// position correction included.
+	for i := range w.pairs {
+		if len(res[i].Touching()) > 0 {
+			w.toi[w.pairs[i].A], w.toi[w.pairs[i].B] = 1, 1
+		}
+	}
+	for i := range w.pairs {
+		p := &w.pairs[i]
+		for _, k := range [2]BodyID{p.A, p.B} {
+			if f := w.toi[k]; f < 1 {
+				start := p.PoseA
+				if k == p.B {
+					start = p.PoseB
+				}
+				w.cut(&w.bodies[k], start, f)
+				w.toi[k] = 1 // once
+				w.stats.Clamped++
+			}
+		}
+	}
+}
+
+// cut moves body b back to the fraction f of its motion from the pose
+// start: its centre of mass along the straight line, its orientation
+// along the shorter arc (normalised linear blend).
+func (w *World) cut(b *Body, start narrow.Pose, f float64) {
+	c0 := start.Pos.Add(start.Rot.Rotate(b.localCOM))
+	b.com = c0.Add(b.com.Sub(c0).Mul(f))
+	q0, q1 := start.Rot, b.pose.Rot
+	if q0.Dot(q1) < 0 {
+		q1 = q1.Scale(-1)
+	}
+	q := normalizeQuat(mgl64.Quat{W: q0.W + f*(q1.W-q0.W), V: q0.V.Add(q1.V.Sub(q0.V).Mul(f))})
+	b.rot = rotation(q)
+	b.pose = narrow.Pose{Pos: b.com.Sub(b.rot.mulVec(b.localCOM)), Rot: q}
 }

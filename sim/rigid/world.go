@@ -36,6 +36,10 @@ type World struct {
 	warmNext []warmImpulse
 	vel      []velocity // per body, during solve
 
+	// Continuous collision detection: per body, the fraction of its
+	// motion it keeps this step.
+	toi []float64
+
 	// Sleeping.
 	parent  []int32
 	minTime []float64
@@ -79,6 +83,9 @@ type StepStats struct {
 
 	Speculative       int // speculative contacts (gaps) of every pair, before manifold reduction
 	SpeculativePoints int // speculative points handed to the solver (gaps that could close within the step)
+
+	Swept   int // pairs swept for continuous collision detection (Config.CCDMotion)
+	Clamped int // bodies whose motion was cut back to a time of impact
 
 	Awake int // dynamic bodies awake after the step
 	Woken int // bodies woken during the step
