@@ -227,7 +227,9 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 				continue
 			}
 			c := edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: int32(i)}
-			if c.clip(&both) {
+			// P, inside Dst, lies on the part in the region: not if
+			// Dst's outside grid clears that part.
+			if q0, q1, ok := c.clip(&both); ok && !dsh.grid.clearSegment(q0, q1) {
 				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
 				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
 				sc.src = append(sc.src, c)
@@ -248,7 +250,9 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 				continue
 			}
 			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
-			if c.clip(&both) {
+			// Q, inside Src, lies on the part in the region: not if
+			// Src's outside grid clears that part (in Src's frame).
+			if q0, q1, ok := c.clip(&both); ok && !src.grid.clearSegment(back.Apply(q0), back.Apply(q1)) {
 				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
 				sc.dst = append(sc.dst, c)
 			}
@@ -287,19 +291,35 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 }
 
 // clip sets c's box to that of the part of c in b (grown by a rounding
-// slack), and reports whether there is one.
-func (c *edgeCand) clip(b *AABB) bool {
+// slack), and returns that part's ends, and whether there is one.
+func (c *edgeCand) clip(b *AABB) (q0, q1 [3]float64, ok bool) {
 	t0, t1, ok := b.segmentRange(c.p0, c.p1)
 	if !ok {
-		return false
+		return q0, q1, false
 	}
 	d := sub3(c.p1, c.p0)
-	q0, q1 := add3(c.p0, scale3(d, t0)), add3(c.p0, scale3(d, t1))
+	q0, q1 = add3(c.p0, scale3(d, t0)), add3(c.p0, scale3(d, t1))
 	for k := range 3 {
 		slack := 1e-12 * (math.Abs(c.p0[k]) + math.Abs(c.p1[k]))
 		c.lo[k], c.hi[k] = min(q0[k], q1[k])-slack, max(q0[k], q1[k])+slack
 	}
-	return true
+	return q0, q1, true
+}
+
+// clearSegment reports whether the segment from p to q stays clear of the
+// surface by the grid's bounds (clearAlong): every point of it outside the
+// shape. It is false for a nil grid.
+func (g *outsideGrid) clearSegment(p, q [3]float64) bool {
+	if g == nil {
+		return false
+	}
+	d := sub3(q, p)
+	l := len3(d)
+	if !(l > 0) {
+		return g.outside(p[0], p[1], p[2])
+	}
+	d = scale3(d, 1/l)
+	return g.clearAlong(&p, &d, l)
 }
 
 // meetsSegment reports whether the segment from p to q meets b.
