@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -274,7 +275,51 @@ func FuzzNewMesh(f *testing.F) {
 				}
 			}
 		}
+		checkEdges(t, s)
 	})
+}
+
+// checkEdges checks a valid mesh's edge list (Shape.Edge): every edge
+// joins two vertices of both its faces, bends by an angle in (0, π],
+// SharpEdges counts agree with the list, and the edge test of the shape
+// against itself, shifted by a third of its size, returns finite contacts
+// within the depth bound.
+func checkEdges(t *testing.T, s *Shape) {
+	t.Helper()
+	for i := range s.NumEdges() {
+		e := s.Edge(i)
+		for _, f := range e.Faces {
+			if p := s.Prim(int(f)); !slices.Contains(p[:], e.V[0]) || !slices.Contains(p[:], e.V[1]) || e.V[0] == e.V[1] {
+				t.Fatalf("edge %d %+v: face %d is %v", i, e, f, p)
+			}
+		}
+		if !(e.Angle > 0 && e.Angle <= math.Pi) {
+			t.Fatalf("edge %d bends by %v", i, e.Angle)
+		}
+	}
+	for _, a := range []float64{0, 0.5, 1.5} {
+		n := 0
+		for i := range s.NumEdges() {
+			if s.Edge(i).Angle > a {
+				n++
+			}
+		}
+		if got := s.SharpEdges(a); got != n {
+			t.Fatalf("SharpEdges(%v) = %d, the list has %d", a, got, n)
+		}
+	}
+	pb := Pose{Pos: mgl64.Vec3{s.size / 3, s.size / 5, s.size / 7}, Rot: mgl64.QuatRotate(0.3, mgl64.Vec3{1, 1, 0}.Normalize())}
+	if !finite(pb.Pos[0]) {
+		return
+	}
+	var d Direction
+	d.SetPoses(SideA, s, s, &Identity, &pb)
+	var sc EdgeScratch
+	for _, c := range d.AppendEdgeContacts(nil, &sc, 0, s.size, TraversalBVH) {
+		if !(c.Depth > 0 && c.Depth <= s.size) || !finite(c.P[0]+c.P[1]+c.P[2]) || !isUnit(c.Dir) || c.Feature != FeatureEdge {
+			t.Fatalf("edge contact %+v", c)
+		}
+	}
 }
 
 // checkGridSurface checks that the shape's outside grid, if any, bounds
