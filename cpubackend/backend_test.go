@@ -178,7 +178,7 @@ func TestBackendDeterminism(t *testing.T) {
 	}
 	_, ids := btNew(t, sh, narrow.Params{})
 	batch := btScriptedBatch(t, sh, ids, 160, steps)
-	for _, p := range []narrow.Params{{Method: narrow.MethodPredictive}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive, Speculative: true}, {Method: narrow.MethodIterative, EdgeAngle: math.Pi / 6}} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodPredictive}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive, Speculative: true}, {Method: narrow.MethodIterative, EdgeAngle: math.Pi / 6}, {Method: narrow.MethodPredictive, Speculative: true, EdgeAngle: math.Pi / 6}} {
 		m := p.Method
 		var want []*narrow.Result
 		for _, workers := range []int{1, 2, 7} {
@@ -211,7 +211,7 @@ func TestBackendDeterminism(t *testing.T) {
 // for one prepared in parallel blocks.
 func TestBackendZeroAllocs(t *testing.T) {
 	sh := btLoad(t)
-	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive}, {Method: narrow.MethodPredictive, Speculative: true}, {Method: narrow.MethodPredictive, EdgeAngle: math.Pi / 6}} {
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodIterative}, {Method: narrow.MethodPredictive}, {Method: narrow.MethodPredictive, Speculative: true}, {Method: narrow.MethodPredictive, Speculative: true, EdgeAngle: math.Pi / 6}} {
 		m := p.Method
 		for _, n := range []int{6, 130} {
 			t.Run(fmt.Sprintf("%v/speculative=%v/edges=%.2f/pairs=%d", m, p.Speculative, p.EdgeAngle, n), func(t *testing.T) {

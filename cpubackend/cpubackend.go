@@ -1134,8 +1134,19 @@ func (b *Backend) edgeContacts(j *job, w int) bool {
 		dir = &own
 	}
 	n := len(j.contacts)
-	j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.res.Traversal)
+	j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.edgeGap(), j.res.Traversal)
 	return len(j.contacts) > n
+}
+
+// edgeGap returns the widest gap of job j's speculative edge-on-edge
+// contacts: that of its vertices' (speculativeGap), at most the
+// predictions' reach (CullingDist); 0 without speculative contacts.
+func (j *job) edgeGap() float64 {
+	if !j.res.Speculative || j.st == nil {
+		return 0
+	}
+	j.speculativeGap()
+	return min(j.gapMax, j.res.CullingDist)
 }
 
 // doMerge merges the jobs of one block of the batch (see merge). Blocks,
@@ -1163,7 +1174,12 @@ func (b *Backend) doMerge(k, w int) {
 		}
 		s.stats.Contacts += len(j.contacts) // less the speculative ones, counted by the tasks
 		for c := len(j.contacts) - 1; c >= 0 && j.contacts[c].Feature == narrow.FeatureEdge; c-- {
-			s.stats.EdgeContacts++
+			if j.contacts[c].Speculative() {
+				s.stats.Speculative++
+				s.stats.Contacts--
+			} else {
+				s.stats.EdgeContacts++
+			}
 		}
 		s.contacts += len(j.contacts)
 		s.manifolds += len(j.manifolds)

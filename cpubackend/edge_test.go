@@ -104,3 +104,44 @@ func TestEdgeContacts(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeculativeEdgeContacts: with speculative contacts, bars crossing
+// edge on edge 4 mm apart have one speculative edge-on-edge contact (Depth
+// −0.004, counted as speculative), in a manifold of its own after none
+// of contacts; without speculative contacts, none.
+func TestSpeculativeEdgeContacts(t *testing.T) {
+	for _, spec := range []bool{false, true} {
+		be, err := cpubackend.New(narrow.Params{EdgeAngle: math.Pi / 4, Speculative: spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer be.Close()
+		a, b := crossedBars(t)
+		ia, _ := be.RegisterShape(a)
+		ib, _ := be.RegisterShape(b)
+		var res narrow.Result
+		for k := range 12 {
+			pa, pb := barPoses(-0.004, 0.001*float64(k))
+			if err := be.Detect(context.Background(), []narrow.Pair{{ID: 3, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
+				t.Fatal(err)
+			}
+			pr := &res.Pairs[0]
+			if !spec {
+				if len(pr.Contacts) != 0 {
+					t.Fatalf("step %d, no speculative contacts: %v", k, pr.Contacts)
+				}
+				continue
+			}
+			if len(pr.Contacts) != 1 || res.Stats.Speculative != 1 || res.Stats.Contacts != 0 || res.Stats.EdgeContacts != 0 {
+				t.Fatalf("step %d: contacts %v, stats %+v; want one speculative edge contact", k, pr.Contacts, res.Stats)
+			}
+			c := pr.Contacts[0]
+			if c.Feature != narrow.FeatureEdge || math.Abs(c.Depth+0.004) > 1e-12 || c.Dir.Sub(mgl64.Vec3{0, 0, 1}).Len() > 1e-12 {
+				t.Fatalf("step %d: %+v, want a speculative edge contact of depth −0.004, up", k, c)
+			}
+			if len(pr.Touching()) != 0 || len(pr.Manifolds) != 1 {
+				t.Fatalf("step %d: manifolds %+v", k, pr.Manifolds)
+			}
+		}
+	}
+}

@@ -57,8 +57,8 @@ func (s Side) Other() Side { return 1 - s }
 // Feature is FeatureVertex for all of the above. An edge-on-edge contact
 // (FeatureEdge, Params.EdgeAngle) follows the same rule: P is the point of
 // edge Vertex of the From body deepest inside the other body, below its
-// edge Prim, and Depth·Dir brings P onto that edge (Direction.
-// AppendEdgeContacts).
+// edge Prim (or, speculative, nearest to it, above it), and Depth·Dir
+// brings P onto that edge (Direction.AppendEdgeContacts).
 type Contact struct {
 	P       mgl64.Vec3
 	Depth   float64
@@ -161,7 +161,7 @@ type Stats struct {
 	Predictions    int // predictions kept for the next step
 	Contacts       int // contacts returned, speculative ones aside
 	Speculative    int // speculative contacts returned (Params.Speculative)
-	EdgeContacts   int // edge-on-edge contacts among Contacts (Params.EdgeAngle)
+	EdgeContacts   int // edge-on-edge contacts among Contacts (Params.EdgeAngle; speculative ones count in Speculative)
 }
 
 // Add accumulates o into s.

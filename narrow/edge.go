@@ -191,7 +191,8 @@ type edgeCand struct {
 //     outward normals of f's two faces (the arc between them), and −n
 //     within those of e's faces: the two edges are the features that
 //     separate along n;
-//   - P lies below f along n: Depth = (Q − P)·n > 0, at most maxDepth;
+//   - P lies below f along n: Depth = (Q − P)·n > 0, at most maxDepth
+//     (a gap: see below);
 //   - nothing of either surface lies between them: Dst's surface is not
 //     crossed from Q towards P before P, nor Src's from P towards Q
 //     before Q (two rays, with traversal trav), so P is inside Dst and Q
@@ -200,15 +201,21 @@ type edgeCand struct {
 // The contact is P (world), Dir = n (world), the translation Depth·Dir
 // of Src that brings P to Q: the Contact convention, with Feature
 // FeatureEdge, Vertex e and Prim f.
-func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, maxDepth float64, trav Traversal) []Contact {
+//
+// With maxGap > 0 the same edges apart (P above f along n) by at most
+// maxGap, with nothing of either surface between P and Q, give
+// speculative contacts (Params.Speculative): Depth = −gap < 0, and
+// moving Src by Depth·Dir still brings P to Q.
+func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, maxDepth, maxGap float64, trav Traversal) []Contact {
 	src, dsh := d.Src, d.Dst
 	if len(src.edges) == 0 || len(dsh.edges) == 0 {
 		return dst
 	}
 	tol := max(src.tEps, dsh.tEps)
-	// Both bodies' boxes in Dst's frame: P and Q lie in both, so only the
-	// parts of the edges in it count.
-	both := src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol)
+	maxGap = max(maxGap, 0)
+	// Both bodies' boxes in Dst's frame (grown by the widest gap): P and Q
+	// lie in both, so only the parts of the edges in it count.
+	both := src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol + maxGap)
 	if both.Empty() {
 		return dst
 	}
@@ -227,9 +234,10 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 				continue
 			}
 			c := edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: int32(i)}
-			// P, inside Dst, lies on the part in the region: not if
-			// Dst's outside grid clears that part.
-			if q0, q1, ok := c.clip(&both); ok && !dsh.grid.clearSegment(q0, q1) {
+			// P, inside Dst or within maxGap of it, lies on the part in
+			// the region: not if Dst's outside grid clears that part by
+			// more.
+			if q0, q1, ok := c.clip(&both); ok && !dsh.grid.clearSegment(q0, q1, maxGap) {
 				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
 				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
 				sc.src = append(sc.src, c)
@@ -250,35 +258,43 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 				continue
 			}
 			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
-			// Q, inside Src, lies on the part in the region: not if
-			// Src's outside grid clears that part (in Src's frame).
-			if q0, q1, ok := c.clip(&both); ok && !src.grid.clearSegment(back.Apply(q0), back.Apply(q1)) {
+			// Q, inside Src or within maxGap of it, lies on the part in
+			// the region: not if Src's outside grid clears that part by
+			// more (in Src's frame).
+			if q0, q1, ok := c.clip(&both); ok && !src.grid.clearSegment(back.Apply(q0), back.Apply(q1), maxGap) {
 				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
 				sc.dst = append(sc.dst, c)
 			}
 		}
 	}
+	reach := max(maxDepth, maxGap)
 	for x := range sc.src {
 		e := &sc.src[x]
-		// P and Q lie at most maxDepth apart.
-		lo, hi := sub3(e.lo, [3]float64{maxDepth, maxDepth, maxDepth}), add3(e.hi, [3]float64{maxDepth, maxDepth, maxDepth})
+		// P and Q lie at most maxDepth (or maxGap) apart.
+		lo, hi := sub3(e.lo, [3]float64{reach, reach, reach}), add3(e.hi, [3]float64{reach, reach, reach})
 		for y := range sc.dst {
 			f := &sc.dst[y]
 			if f.lo[0] > hi[0] || f.hi[0] < lo[0] || f.lo[1] > hi[1] || f.hi[1] < lo[1] || f.lo[2] > hi[2] || f.hi[2] < lo[2] {
 				continue
 			}
-			p, n, depth, ok := edgeCross(e, f, maxDepth)
+			p, n, depth, ok := edgeCross(e, f, maxDepth, maxGap)
 			if !ok {
 				continue
 			}
-			// P inside Dst: the ray from Q into Dst leaves it no earlier.
+			// Between Q and P, along −n, no surface of Dst: P inside Dst
+			// (a contact, the ray from Q into Dst leaves it no earlier),
+			// or a free gap (a speculative contact: the ray from Q out of
+			// Dst meets none of it before P). The same for Src from P.
 			q := add3(p, scale3(n, depth))
-			neg := scale3(n, -1)
-			if h, _ := dsh.Trace(q, neg, 4*tol, 0, trav); h.Prim >= 0 && h.T < depth-4*tol {
+			dq, dp := scale3(n, -1), n
+			if depth < 0 {
+				dq, dp = n, scale3(n, -1)
+			}
+			l := math.Abs(depth) - 4*tol
+			if h, _ := dsh.Trace(q, dq, 4*tol, 0, trav); h.Prim >= 0 && h.T < l {
 				continue
 			}
-			// Q inside Src: the same from P, in Src's frame.
-			if h, _ := src.Trace(back.Apply(p), back.ApplyDir(n), 4*tol, 0, trav); h.Prim >= 0 && h.T < depth-4*tol {
+			if h, _ := src.Trace(back.Apply(p), back.ApplyDir(dp), 4*tol, 0, trav); h.Prim >= 0 && h.T < l {
 				continue
 			}
 			dst = append(dst, Contact{
@@ -306,20 +322,35 @@ func (c *edgeCand) clip(b *AABB) (q0, q1 [3]float64, ok bool) {
 	return q0, q1, true
 }
 
-// clearSegment reports whether the segment from p to q stays clear of the
-// surface by the grid's bounds (clearAlong): every point of it outside the
-// shape. It is false for a nil grid.
-func (g *outsideGrid) clearSegment(p, q [3]float64) bool {
+// clearSegment reports whether the segment from p to q stays farther than
+// margin from the surface, outside the shape, by the grid's bounds: it
+// steps along it by each point's lower bound less margin (sphere tracing,
+// as clearAlong), and fails at the first point whose bound is not above
+// margin, or off the grid. It is false for a nil grid.
+func (g *outsideGrid) clearSegment(p, q [3]float64, margin float64) bool {
 	if g == nil {
 		return false
 	}
 	d := sub3(q, p)
 	l := len3(d)
-	if !(l > 0) {
-		return g.outside(p[0], p[1], p[2])
+	if l > 0 {
+		d = scale3(d, 1/l)
 	}
-	d = scale3(d, 1/l)
-	return g.clearAlong(&p, &d, l)
+	round := 1e-9 * (g.h + math.Abs(p[0]) + math.Abs(p[1]) + math.Abs(p[2]) + l)
+	t := 0.0
+	for range 64 {
+		k, ok := g.cell(p[0]+t*d[0], p[1]+t*d[1], p[2]+t*d[2])
+		step := float64(k)*g.h/gridQuant - margin - round
+		if !ok || step <= 0 {
+			return false
+		}
+		// Every point within step of this one is farther than margin
+		// from the surface: the distance is 1-Lipschitz.
+		if t += step; t > l+round {
+			return true
+		}
+	}
+	return false
 }
 
 // meetsSegment reports whether the segment from p to q meets b.
@@ -376,7 +407,7 @@ func (b *AABB) segmentRange(p, q [3]float64) (t0, t1 float64, ok bool) {
 // edgeCross is the edge-on-edge test of AppendEdgeContacts for source edge
 // e and destination edge f (both in Dst's frame) without the rays: it
 // returns the point P on e, the unit direction n out of Dst and the depth.
-func edgeCross(e, f *edgeCand, maxDepth float64) (p, n [3]float64, depth float64, ok bool) {
+func edgeCross(e, f *edgeCand, maxDepth, maxGap float64) (p, n [3]float64, depth float64, ok bool) {
 	da, db := sub3(e.p1, e.p0), sub3(f.p1, f.p0)
 	r := sub3(e.p0, f.p0)
 	a, b, c := dot3(da, da), dot3(da, db), dot3(da, r)
@@ -411,7 +442,7 @@ func edgeCross(e, f *edgeCand, maxDepth float64) (p, n [3]float64, depth float64
 	p = add3(e.p0, scale3(da, s))
 	q := add3(f.p0, scale3(db, t))
 	depth = dot3(sub3(q, p), n)
-	if !(depth > 0 && depth <= maxDepth) {
+	if !(depth > 0 && depth <= maxDepth || depth < 0 && -depth <= maxGap) {
 		return p, n, 0, false
 	}
 	return p, n, depth, true

@@ -116,7 +116,7 @@ func TestEdgeContactCrossedBars(t *testing.T) {
 		var d [2]Direction
 		SetPair(&d, a, b, &pa, &pb)
 		for _, trav := range []Traversal{TraversalBVH, TraversalBasic} {
-			cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, trav)
+			cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, 0, trav)
 			if len(cs) != 1 {
 				t.Fatalf("depth %v, %v: %d contacts %v, want 1", depth, trav, len(cs), cs)
 			}
@@ -133,28 +133,33 @@ func TestEdgeContactCrossedBars(t *testing.T) {
 				t.Errorf("P + Depth·Dir = %v, not on B's top edge", q)
 			}
 			// From B's side, the same crossing, seen from B.
-			cb := d[1].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, trav)
+			cb := d[1].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, 0, trav)
 			if len(cb) != 1 || math.Abs(cb[0].Depth-depth) > 1e-12 || cb[0].Dir.Sub(mgl64.Vec3{0, 0, -1}).Len() > 1e-12 {
 				t.Errorf("from B: %v", cb)
 			}
 		}
 		// Beyond the depth bound the vertex rays take over.
-		if cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 0.9*depth, TraversalBVH); len(cs) != 0 {
+		if cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 0.9*depth, 0, TraversalBVH); len(cs) != 0 {
 			t.Errorf("depth %v over the bound: %v", depth, cs)
 		}
 	}
-	// Apart: no contact.
+	// Apart: no contact; a speculative one when the gap is within reach.
 	a, b, pa, pb := crossedBars(t, -0.01)
 	var d [2]Direction
 	SetPair(&d, a, b, &pa, &pb)
-	if cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, TraversalBVH); len(cs) != 0 {
-		t.Errorf("bars apart: %v", cs)
+	if cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, 0.005, TraversalBVH); len(cs) != 0 {
+		t.Errorf("bars 0.01 apart, gaps up to 0.005: %v", cs)
+	}
+	cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, 0.02, TraversalBVH)
+	if len(cs) != 1 || math.Abs(cs[0].Depth+0.01) > 1e-12 || !cs[0].Speculative() || cs[0].Dir.Sub(mgl64.Vec3{0, 0, 1}).Len() > 1e-12 ||
+		cs[0].P.Add(cs[0].Dir.Mul(cs[0].Depth)).Sub(mgl64.Vec3{}).Len() > 1e-12 {
+		t.Errorf("bars 0.01 apart, gaps up to 0.02: %v, want one speculative contact of depth −0.01 at (0, 0, 0.01), up", cs)
 	}
 	// Parallel bars, one sunk into the other along their common edge: the
 	// edges are parallel, the vertex rays hold them.
 	pa.Rot = pb.Rot
 	SetPair(&d, b, b, &pa, &pb)
-	if cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, TraversalBVH); len(cs) != 0 {
+	if cs := d[0].AppendEdgeContacts(nil, &sc, math.Pi/4, 1, 0, TraversalBVH); len(cs) != 0 {
 		t.Errorf("parallel bars: %v", cs)
 	}
 }
@@ -162,7 +167,7 @@ func TestEdgeContactCrossedBars(t *testing.T) {
 // edgeRef is the brute-force reference of AppendEdgeContacts: every pair
 // of edges, the closest points of their lines solved on their own, and the
 // emptiness of the segment between them checked against every primitive.
-func edgeRef(d *Direction, angle, maxDepth float64) []Contact {
+func edgeRef(d *Direction, angle, maxDepth, maxGap float64) []Contact {
 	src, dst := d.Src, d.Dst
 	var out []Contact
 	tol := max(src.tEps, dst.tEps)
@@ -211,12 +216,13 @@ func edgeRef(d *Direction, angle, maxDepth float64) []Contact {
 			p := mgl64.Vec3(a0).Add(u.Mul(s))
 			q := mgl64.Vec3(b0).Add(v.Mul(tt))
 			depth := q.Sub(p).Dot(n)
-			if depth <= 0 || depth > maxDepth {
+			if !(depth > 0 && depth <= maxDepth || depth < 0 && -depth <= maxGap) {
 				continue
 			}
-			// P behind both faces of f, Q behind both faces of e: each
-			// starts inside the other body.
-			if p.Sub(q).Dot(nb0) > 1e-12 || p.Sub(q).Dot(nb1) > 1e-12 || q.Sub(p).Dot(na0) > 1e-12 || q.Sub(p).Dot(na1) > 1e-12 {
+			// From Q along −n behind both faces of f (into Dst), from P
+			// along n behind both faces of e (into Src): a contact's P
+			// and Q start inside the other body, a gap's leave their own.
+			if n.Dot(nb0) < -1e-12 || n.Dot(nb1) < -1e-12 || n.Dot(na0) > 1e-12 || n.Dot(na1) > 1e-12 {
 				continue
 			}
 			if segmentCrosses(dst, q, p, 4*tol) || segmentCrosses(src, mgl64.Vec3(back.Apply(p)), mgl64.Vec3(back.Apply(q)), 4*tol) {
@@ -263,7 +269,7 @@ func TestEdgeContactsMatchBruteForce(t *testing.T) {
 		a, b := shapes[pr[0]], shapes[pr[1]]
 		const angle = math.Pi / 6
 		na, nb := a.SharpEdges(angle), b.SharpEdges(angle)
-		found := 0
+		found, gaps := 0, 0
 		trials := 400
 		if a.NumEdges() > 100 && b.NumEdges() > 100 {
 			trials = 100 // the brute force is slow
@@ -277,10 +283,10 @@ func TestEdgeContactsMatchBruteForce(t *testing.T) {
 			pa, pb := randomPoses(rng, a, b, dist)
 			var d [2]Direction
 			SetPair(&d, a, b, &pa, &pb)
-			maxDepth := 0.25 * min(a.size, b.size)
-			want := edgeRef(&d[0], angle, maxDepth)
+			maxDepth, maxGap := 0.25*min(a.size, b.size), 0.1*min(a.size, b.size)
+			want := edgeRef(&d[0], angle, maxDepth, maxGap)
 			for _, trav := range []Traversal{TraversalBVH, TraversalBasic} {
-				got := d[0].AppendEdgeContacts(nil, &sc, angle, maxDepth, trav)
+				got := d[0].AppendEdgeContacts(nil, &sc, angle, maxDepth, maxGap, trav)
 				if len(got) != len(want) {
 					t.Fatalf("%s/%s %v: %d contacts, brute force %d\n got %v\nwant %v", pr[0], pr[1], trav, len(got), len(want), got, want)
 				}
@@ -293,8 +299,13 @@ func TestEdgeContactsMatchBruteForce(t *testing.T) {
 				}
 			}
 			found += len(want)
+			for _, c := range want {
+				if c.Depth < 0 {
+					gaps++
+				}
+			}
 		}
-		t.Logf("%s/%s: %d edge contacts over %d poses (%d × %d sharp edges)", pr[0], pr[1], found, trials, na, nb)
+		t.Logf("%s/%s: %d edge contacts (%d of them gaps) over %d poses (%d × %d sharp edges)", pr[0], pr[1], found, gaps, trials, na, nb)
 		total += found
 	}
 	least := 100
@@ -313,9 +324,9 @@ func TestEdgeContactAllocs(t *testing.T) {
 	var d [2]Direction
 	SetPair(&d, a, b, &pa, &pb)
 	var sc EdgeScratch
-	cs := d[0].AppendEdgeContacts(nil, &sc, 1, 1, TraversalBVH)
+	cs := d[0].AppendEdgeContacts(nil, &sc, 1, 1, 0, TraversalBVH)
 	if n := testing.AllocsPerRun(100, func() {
-		cs = d[0].AppendEdgeContacts(cs[:0], &sc, 1, 1, TraversalBVH)
+		cs = d[0].AppendEdgeContacts(cs[:0], &sc, 1, 1, 0, TraversalBVH)
 	}); n != 0 {
 		t.Errorf("%v allocations per call", n)
 	}

@@ -315,8 +315,8 @@ func checkEdges(t *testing.T, s *Shape) {
 	var d Direction
 	d.SetPoses(SideA, s, s, &Identity, &pb)
 	var sc EdgeScratch
-	for _, c := range d.AppendEdgeContacts(nil, &sc, 0, s.size, TraversalBVH) {
-		if !(c.Depth > 0 && c.Depth <= s.size) || !finite(c.P[0]+c.P[1]+c.P[2]) || !isUnit(c.Dir) || c.Feature != FeatureEdge {
+	for _, c := range d.AppendEdgeContacts(nil, &sc, 0, s.size, s.size/10, TraversalBVH) {
+		if !(c.Depth > 0 && c.Depth <= s.size || c.Depth < 0 && -c.Depth <= s.size/10) || !finite(c.P[0]+c.P[1]+c.P[2]) || !isUnit(c.Dir) || c.Feature != FeatureEdge {
 			t.Fatalf("edge contact %+v", c)
 		}
 	}

@@ -227,8 +227,9 @@ type Params struct {
 	// bunny has 115 convex edges above π/3 and 56 above 4π/9 (of 1353),
 	// the torus 300 above π/6 and none above π/4. The test costs little
 	// for boxes and much for meshes with many sharp edges (docs/DESIGN.md,
-	// "Edge-on-edge contacts"). 0 (the default) turns it off, as in the
-	// papers; otherwise in (0, π).
+	// "Edge-on-edge contacts"). With Speculative, edges apart by a gap
+	// that could close within a step give speculative contacts too. 0
+	// (the default) turns it off, as in the papers; otherwise in (0, π).
 	EdgeAngle float64
 }
 

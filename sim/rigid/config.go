@@ -109,7 +109,8 @@ type Config struct {
 	// and edge-on-edge contacts between edges bent by more than π/3
 	// (narrow.Params.EdgeAngle), without which boxes crossing edge on edge
 	// sink into each other and stacks of boxes topple. They cost boxes
-	// little (a pile's step takes 1.24× as long) and meshes with many
+	// little (a pile's step takes 1.44× as long, with their speculative
+	// gaps) and meshes with many
 	// sharp edges much (4.7× the narrow phase of a bunny pile): set
 	// EdgeAngle to 0 for those (docs/DESIGN.md, "Edge-on-edge contacts").
 	Params  narrow.Params
