@@ -54,10 +54,12 @@ func TestExperiments(t *testing.T) {
 	// constants, at every seed): it simulates only its raw-ray runs
 	// (predictive, standard, predictive with speculative contacts and
 	// predictive with Bullet's solver constants, two scenes), and all but
-	// the standard one again at the other seeds.
+	// the standard one again at the other seeds; and both responses with
+	// continuous collision detection, which no other experiment runs, at
+	// every seed.
 	av, sp := scene3d.Avalanche(), scene3d.Spawner()
 	na, ns := cfg.scaled(avalancheN, 8), cfg.scaled(spawnerN, 8)
-	runs := 4 + 3*(sceneSeeds-1)
+	runs := 4 + 3*(sceneSeeds-1) + 2*sceneSeeds
 	if want := runs*av.Steps(na) + runs*sp.Steps(ns); last["reprojection-scenes"][1] != want {
 		t.Errorf("reprojection-scenes simulated %d steps, want %d (the MTD runs shared)", last["reprojection-scenes"][1], want)
 	}

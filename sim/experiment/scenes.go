@@ -34,11 +34,17 @@ type runSpec struct {
 	ref    bool
 	fresh  bool // always simulate (timing repetitions), never take from the cache
 	bullet bool // the solver takes Bullet's correction constants (bulletSolver)
+	ccd    bool // the world cuts fast motions back to their time of impact (rigid.Config.CCDMotion = ccdMotion)
 	// replica repeats the run with another seed: Config.Seed + replica
 	// (0: the bench's own run). The scenes are chaotic, so a figure from
 	// one trajectory carries that trajectory's luck.
 	replica int
 }
+
+// ccdMotion is rigid.Config.CCDMotion in the runs with continuous
+// collision detection (runSpec.ccd): the scale below which speculative
+// contacts hold the pairs.
+const ccdMotion = 0.05
 
 // sceneSeeds is how many seeds the headline runs of the cumulative ray
 // length's comparisons are run with, in scenes 1 and 2: iterative against
@@ -92,8 +98,8 @@ func (r *runSpec) stepsFor() int {
 
 // key identifies the run's outcome (the trajectory and its metrics).
 func (r *runSpec) key(c *Config) string {
-	return fmt.Sprintf("%s n=%d steps=%d dt=%g ref=%v bullet=%v seed=%d workers=%d params=%+v",
-		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, r.bullet, r.seed(c), c.Workers, r.params)
+	return fmt.Sprintf("%s n=%d steps=%d dt=%g ref=%v bullet=%v ccd=%v seed=%d workers=%d params=%+v",
+		r.scene.Name, r.n, r.stepsFor(), r.dt, r.ref, r.bullet, r.ccd, r.seed(c), c.Workers, r.params)
 }
 
 // label names the run in logs and legends.
@@ -101,6 +107,9 @@ func (r *runSpec) label() string {
 	solver := ""
 	if r.bullet {
 		solver = " (Bullet's solver constants)"
+	}
+	if r.ccd {
+		solver += " (CCD)"
 	}
 	if r.replica > 0 {
 		solver += fmt.Sprintf(" (seed +%d)", r.replica)
@@ -227,8 +236,11 @@ func (c *Config) lockstep(ctx context.Context, specs []runSpec, tr *tracker, onF
 			N: sp.n, Seed: sp.seed(c), MeshDir: c.TestData, Params: sp.params, Workers: c.Workers,
 			Reference: sp.ref, RefRawRays: sp.ref, DeferReference: true, Logger: c.log(),
 		}
-		if sp.dt > 0 || sp.bullet {
+		if sp.dt > 0 || sp.bullet || sp.ccd {
 			wc := rigid.DefaultConfig()
+			if sp.ccd {
+				wc.CCDMotion = ccdMotion
+			}
 			if sp.dt > 0 {
 				wc.Dt = sp.dt
 			}
