@@ -77,14 +77,16 @@ type Config struct {
 	// phase before its bodies touch and prediction can see it coming.
 	MarginFactor float64
 
-	// CCDMotion turns on continuous collision detection: a pair whose
-	// relative motion in a step may exceed CCDMotion × the smaller shape's
-	// Size (a bound: the centres' relative displacement plus each body's
-	// turn times its reach) is swept (narrow.Sweep: every vertex's path
-	// traced against the other shape, both ways), and the motions of both
-	// bodies are cut back to the earliest time of impact, half a Slop
-	// past first touch. Their velocities stay: the next step's contact
-	// stops them. Contacts and speculative contacts hold slower pairs;
+	// CCDMotion turns on continuous collision detection: a pair without
+	// contact whose relative motion in a step may exceed CCDMotion × the
+	// smaller shape's Size (a bound: the centres' relative displacement
+	// plus each body's turn times its reach) is swept (narrow.Sweep: every
+	// vertex's path traced against the other shape, both ways), and the
+	// motions of both bodies are cut back to the earliest time of impact,
+	// half a Slop past first touch, unless a body touches something in
+	// the step (the solver answered for it, position correction
+	// included). Their velocities stay: the next step's contact stops
+	// them. Contacts and speculative contacts hold slower pairs;
 	// a body that covers more than their reach in one step (0.1 × the
 	// smaller Size by default: narrow.Params.DisplacementThreshold ×
 	// Confidence) would otherwise sink deep into another, or pass through
