@@ -27,6 +27,25 @@ func crossedBars(t *testing.T) (a, b *narrow.Shape) {
 	return a, b
 }
 
+// barsBackend returns a backend with parameters p and crossedBars'
+// shapes registered, closed at the end of the test.
+func barsBackend(t *testing.T, p narrow.Params, opts ...cpubackend.Option) (be *cpubackend.Backend, a, b narrow.ShapeID) {
+	t.Helper()
+	be, err := cpubackend.New(p, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	sa, sb := crossedBars(t)
+	if a, err = be.RegisterShape(sa); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = be.RegisterShape(sb); err != nil {
+		t.Fatal(err)
+	}
+	return be, a, b
+}
+
 // barH is the bars' half thickness.
 const barH = 0.2
 
@@ -48,14 +67,7 @@ func TestEdgeContacts(t *testing.T) {
 	const depth = 0.004
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
 		for _, angle := range []float64{0, math.Pi / 4} {
-			be, err := cpubackend.New(narrow.Params{Method: m, EdgeAngle: angle}, cpubackend.WithWorkers(2))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer be.Close()
-			a, b := crossedBars(t)
-			ia, _ := be.RegisterShape(a)
-			ib, _ := be.RegisterShape(b)
+			be, ia, ib := barsBackend(t, narrow.Params{Method: m, EdgeAngle: angle}, cpubackend.WithWorkers(2))
 			var res narrow.Result
 			pairs := make([]narrow.Pair, 1)
 			iterative := 0
@@ -111,14 +123,7 @@ func TestEdgeContacts(t *testing.T) {
 // of contacts; without speculative contacts, none.
 func TestSpeculativeEdgeContacts(t *testing.T) {
 	for _, spec := range []bool{false, true} {
-		be, err := cpubackend.New(narrow.Params{EdgeAngle: math.Pi / 4, Speculative: spec})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer be.Close()
-		a, b := crossedBars(t)
-		ia, _ := be.RegisterShape(a)
-		ib, _ := be.RegisterShape(b)
+		be, ia, ib := barsBackend(t, narrow.Params{EdgeAngle: math.Pi / 4, Speculative: spec})
 		var res narrow.Result
 		for k := range 12 {
 			pa, pb := barPoses(-0.004, 0.001*float64(k))
