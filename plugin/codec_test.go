@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -200,6 +201,8 @@ func TestNativeLayouts(t *testing.T) {
 	if len(cs) == 0 {
 		t.Fatal("no contacts")
 	}
+	// And an edge-on-edge one, whose feature byte travels too.
+	cs = append(cs, narrow.Contact{P: mgl64.Vec3{1, 2, 3}, Depth: -0.25, Dir: mgl64.Vec3{0, 0, 1}, From: narrow.SideA, Feature: narrow.FeatureEdge, Vertex: 7, Prim: 11})
 	fast, slow = make([]byte, len(cs)*contactStride), make([]byte, len(cs)*contactStride)
 	putContacts(fast, cs)
 	putContactFields(slow, cs)
@@ -216,5 +219,10 @@ func TestNativeLayouts(t *testing.T) {
 	fast[len(fast)-contactStride+56] = 2 // the last contact's side
 	if getContacts(a, fast) == nil || getContactFields(b, fast) == nil {
 		t.Error("a contact of side 2 accepted")
+	}
+	fast[len(fast)-contactStride+56] = 0
+	fast[len(fast)-contactStride+57] = 2 // its feature
+	if getContacts(a, fast) == nil || getContactFields(b, fast) == nil {
+		t.Error("a contact of feature 2 accepted")
 	}
 }
