@@ -3,6 +3,7 @@ package narrow_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -53,4 +54,21 @@ func ExampleNewPose() {
 	// Output:
 	// 1 <nil>
 	// true
+}
+
+// Two bars crossing edge on edge, 1 cm deep, with no vertex of either
+// inside the other: vertex rays see nothing, the edge test one contact.
+func ExampleDirection_AppendEdgeContacts() {
+	a, _ := narrow.NewBox(mgl64.Vec3{-0.2, -2, -0.2}, mgl64.Vec3{0.2, 2, 0.2}) // along y
+	b, _ := narrow.NewBox(mgl64.Vec3{-2, -0.2, -0.2}, mgl64.Vec3{2, 0.2, 0.2}) // along x
+	r := 0.2 * math.Sqrt2                                                      // a bar's half diagonal: turned by 45°, its edge is that far from its axis
+	pa := narrow.Pose{Pos: mgl64.Vec3{0, 0, r - 0.01}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{0, 1, 0})}
+	pb := narrow.Pose{Pos: mgl64.Vec3{0, 0, -r}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})}
+	var d [2]narrow.Direction
+	narrow.SetPair(&d, a, b, &pa, &pb)
+	var sc narrow.EdgeScratch
+	for _, c := range d[0].AppendEdgeContacts(nil, &sc, math.Pi/3, 0.1, 0, narrow.TraversalBVH) {
+		fmt.Printf("%v contact from %v: depth %.3f along (%.0f, %.0f, %.0f)\n", c.Feature, c.From, c.Depth, c.Dir[0], c.Dir[1], c.Dir[2])
+	}
+	// Output: edge contact from a: depth 0.010 along (0, 0, 1)
 }
