@@ -61,7 +61,9 @@ func ExampleNewPose() {
 func ExampleDirection_AppendEdgeContacts() {
 	a, _ := narrow.NewBox(mgl64.Vec3{-0.2, -2, -0.2}, mgl64.Vec3{0.2, 2, 0.2}) // along y
 	b, _ := narrow.NewBox(mgl64.Vec3{-2, -0.2, -0.2}, mgl64.Vec3{2, 0.2, 0.2}) // along x
-	r := 0.2 * math.Sqrt2                                                      // a bar's half diagonal: turned by 45°, its edge is that far from its axis
+	// Turned by 45° about its length, a bar's edges lie its half diagonal
+	// from its axis.
+	r := 0.2 * math.Sqrt2
 	pa := narrow.Pose{Pos: mgl64.Vec3{0, 0, r - 0.01}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{0, 1, 0})}
 	pb := narrow.Pose{Pos: mgl64.Vec3{0, 0, -r}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})}
 	var d [2]narrow.Direction
