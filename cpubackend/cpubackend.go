@@ -1122,8 +1122,14 @@ func grow(cs []narrow.Contact) []narrow.Contact {
 
 // edgeContacts appends job j's edge-on-edge contacts (narrow.Params.
 // EdgeAngle) to j.contacts, after its vertex contacts, and reports whether
-// it found any. They are sought at every step, standard or iterative: they
-// keep no state, and an iterative step's rays know nothing of them.
+// it found any. They are sought at every step, standard or iterative: an
+// iterative step's rays know nothing of them. A pair with state keeps the
+// pairs of edges to test, chosen with a margin of DisplacementThreshold
+// (narrow.Direction.AppendEdgePairs), and tests only those while its
+// motion since stays within the margin (iterative.PairState.EdgesWithin):
+// the same contacts, without choosing the edges again at every step. A
+// pair moving so fast that the choice would not hold for edgeKeepSteps
+// steps searches all edges instead, as a pair without state does.
 func (b *Backend) edgeContacts(j *job, w int) bool {
 	var dir *narrow.Direction
 	var own narrow.Direction
@@ -1134,9 +1140,38 @@ func (b *Backend) edgeContacts(j *job, w int) bool {
 		dir = &own
 	}
 	n := len(j.contacts)
-	j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.edgeGap(), j.res.Traversal)
+	r, st := j.res, j.st
+	if st == nil {
+		j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, j.edgeGap(), r.Traversal)
+		return len(j.contacts) > n
+	}
+	_, _, _, rA := j.a.BoundingSphere()
+	_, _, _, rB := j.b.BoundingSphere()
+	st.EdgeSteps++
+	if !st.EdgesWithin(&j.rel, rA, rB) {
+		margin := r.DisplacementThreshold
+		if v, ok := st.EdgeMotion(&j.rel, rA, rB); ok && v*edgeKeepSteps > margin {
+			st.SetEdges(&j.rel, margin, false)
+			j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, j.edgeGap(), r.Traversal)
+			return len(j.contacts) > n
+		}
+		// The widest gap edgeGap returns is CullingDist.
+		maxGap := 0.0
+		if r.Speculative {
+			maxGap = r.CullingDist
+		}
+		st.Edges = dir.AppendEdgePairs(st.Edges[:0], &b.edges[w], r.EdgeAngle, r.EdgeDepth, maxGap, margin)
+		st.SetEdges(&j.rel, margin, true)
+	}
+	j.contacts = dir.AppendEdgePairContacts(j.contacts, st.Edges, r.EdgeDepth, j.edgeGap(), r.Traversal)
 	return len(j.contacts) > n
 }
+
+// edgeKeepSteps is the least number of steps that a choice of edges to
+// test (edgeContacts) must be expected to hold, at the pair's speed since
+// the last choice or search, to be worth making: choosing costs about
+// half as much again as searching all edges once.
+const edgeKeepSteps = 2
 
 // edgeGap returns the widest gap of job j's speculative edge-on-edge
 // contacts: that of its vertices' (speculativeGap), at most the

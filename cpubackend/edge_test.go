@@ -8,6 +8,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/motion"
 	"github.com/irtcd/irtcd/narrow"
 )
 
@@ -148,5 +149,103 @@ func TestSpeculativeEdgeContacts(t *testing.T) {
 				t.Fatalf("step %d: manifolds %+v", k, pr.Manifolds)
 			}
 		}
+	}
+}
+
+// TestEdgeContactsFollowMotion runs every scripted motion (internal/
+// motion) on boxes, crossed bars and bunnies through the iterative methods
+// with edge-on-edge contacts, and checks each step's edge contacts against
+// narrow.Direction.AppendEdgeContacts at the step's poses: a pair keeps
+// the edges it tests from step to step (AppendEdgePairs with a margin),
+// and must find what a search of all of them finds. With speculative
+// contacts the backend narrows each step's gaps, so its edge contacts are
+// those of the widest gap less some gaps. Steps run on 1 and 3 workers.
+func TestEdgeContactsFollowMotion(t *testing.T) {
+	box, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	barA, barB := crossedBars(t)
+	bunny := loadMesh(t, "bunny")
+	const angle = math.Pi / 4
+	type params struct {
+		m    narrow.Method
+		spec bool
+	}
+	checked, gaps := 0, 0
+	for _, sh := range []struct {
+		name string
+		a, b *narrow.Shape
+	}{{"box", box, box}, {"bars", barA, barB}, {"bunny", bunny, bunny}} {
+		for _, e := range motion.Scripts() {
+			for i, p := range []params{{narrow.MethodIterative, false}, {narrow.MethodPredictive, false}, {narrow.MethodPredictive, true}} {
+				be, err := cpubackend.New(narrow.Params{Method: p.m, Speculative: p.spec, EdgeAngle: angle}, cpubackend.WithWorkers(1+2*(i%2)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ia, _ := be.RegisterShape(sh.a)
+				ib, _ := be.RegisterShape(sh.b)
+				r := be.Params().Resolve(sh.a, sh.b)
+				maxGap := 0.0
+				if p.spec {
+					maxGap = r.CullingDist
+				}
+				script := e.New(sh.a, sh.b, 3)
+				var res narrow.Result
+				var sc narrow.EdgeScratch
+				var want []narrow.Contact
+				iterativeSteps := 0
+				for k := range 120 {
+					pa, pb := script(k)
+					if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
+						t.Fatal(err)
+					}
+					pr := &res.Pairs[0]
+					if pr.Iterative {
+						iterativeSteps++
+					}
+					var got []narrow.Contact
+					for _, c := range pr.Contacts {
+						if c.Feature == narrow.FeatureEdge {
+							got = append(got, c)
+						}
+					}
+					var d [2]narrow.Direction
+					narrow.SetPair(&d, sh.a, sh.b, &pa, &pb)
+					want = d[0].AppendEdgeContacts(want[:0], &sc, r.EdgeAngle, r.EdgeDepth, maxGap, r.Traversal)
+					// got is want less some of its gaps, in order (the
+					// backend maps the poses its own way: to rounding).
+					same := func(g, w *narrow.Contact) bool {
+						return narrow.CompareContacts(g, w) == 0 && math.Abs(g.Depth-w.Depth) < 1e-12 &&
+							g.P.Sub(w.P).Len() < 1e-12 && g.Dir.Sub(w.Dir).Len() < 1e-12
+					}
+					x := 0
+					for _, c := range want {
+						if x < len(got) && same(&got[x], &c) {
+							x++
+						} else if c.Depth >= 0 {
+							t.Fatalf("%s %s %v spec=%v step %d: edge contacts %v, want %v", sh.name, e.Name, p.m, p.spec, k, got, want)
+						}
+					}
+					if x != len(got) {
+						t.Fatalf("%s %s %v spec=%v step %d: edge contacts %v, want %v (less gaps)", sh.name, e.Name, p.m, p.spec, k, got, want)
+					}
+					checked += len(got)
+					for _, c := range got {
+						if c.Depth < 0 {
+							gaps++
+						}
+					}
+				}
+				be.Close()
+				if iterativeSteps == 0 {
+					t.Errorf("%s %s %v: no iterative step", sh.name, e.Name, p.m)
+				}
+			}
+		}
+	}
+	t.Logf("%d edge contacts compared, %d of them gaps", checked, gaps)
+	if checked < 500 || gaps == 0 {
+		t.Errorf("%d edge contacts compared (%d gaps): the test tests little", checked, gaps)
 	}
 }

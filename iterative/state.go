@@ -59,6 +59,19 @@ type PairState struct {
 	// measures from it.
 	Last    Rel
 	HasLast bool
+	// Edges are the pairs of edges that the pair's edge-on-edge tests
+	// (narrow.Params.EdgeAngle) try while it stays within EdgeMargin of
+	// EdgeRel (EdgesWithin): narrow.Direction.AppendEdgePairs chose them
+	// there with that margin. HasEdges reports that they are set. EdgeRel
+	// is also kept, with HasEdgeRel, at a step that searched all edges
+	// instead, and EdgeSteps counts the steps since it was set, so that
+	// EdgeMotion tells how fast the pair moves.
+	Edges      []narrow.EdgePair
+	EdgeRel    Rel
+	EdgeMargin float64
+	EdgeSteps  int32
+	HasEdges   bool
+	HasEdgeRel bool
 }
 
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
@@ -225,6 +238,43 @@ func (s *PairState) Moved(rel *Rel, rA, rB float64) (float64, bool) {
 	t0, t1, sv, cw := parts(&s.Last, rel)
 	a := 2 * math.Atan2(sv, cw)
 	return max(t0+a*rA, t1+a*rB), true
+}
+
+// EdgesWithin reports whether Edges still hold at placement rel: whether
+// the smaller of the two displacements since EdgeRel (Displacements'
+// bounds, measured from EdgeRel instead of the last standard step) is at
+// most EdgeMargin. The smaller is enough, where Eq. 2 needs the larger:
+// the edges' tests are distances, the same in either body's frame (see
+// narrow.Direction.AppendEdgePairs).
+func (s *PairState) EdgesWithin(rel *Rel, rA, rB float64) bool {
+	if !s.HasEdges {
+		return false
+	}
+	t0, t1, sv, cw := parts(&s.EdgeRel, rel)
+	m := s.EdgeMargin
+	holds := func(a float64) bool { return t0+a*rA <= m || t1+a*rB <= m }
+	return cw > 0 && holds(2*(sv/cw)) || holds(2*math.Atan2(sv, cw))
+}
+
+// EdgeMotion returns the smaller of the two displacements from EdgeRel to
+// rel (as EdgesWithin measures them) per step since EdgeRel was set, and
+// false if it is not set.
+func (s *PairState) EdgeMotion(rel *Rel, rA, rB float64) (float64, bool) {
+	if !s.HasEdgeRel || s.EdgeSteps <= 0 {
+		return 0, false
+	}
+	t0, t1, sv, cw := parts(&s.EdgeRel, rel)
+	a := 2 * math.Atan2(sv, cw)
+	return min(t0+a*rA, t1+a*rB) / float64(s.EdgeSteps), true
+}
+
+// SetEdges records that Edges were chosen at placement rel with margin
+// (edges false: that every edge was searched, and Edges are not set).
+func (s *PairState) SetEdges(rel *Rel, margin float64, edges bool) {
+	s.EdgeRel, s.EdgeMargin, s.EdgeSteps, s.HasEdges, s.HasEdgeRel = *rel, margin, 0, edges, true
+	if !edges {
+		s.Edges = s.Edges[:0]
+	}
 }
 
 // SetLast records the pair's placement rel for Moved.
@@ -488,6 +538,7 @@ func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 
 func (s *PairState) reset(a, b narrow.ShapeID) {
 	s.A, s.B, s.Valid, s.HasParams, s.HasLast = a, b, false, false, false
+	s.Edges, s.HasEdges, s.HasEdgeRel = s.Edges[:0], false, false
 	s.Clear, s.Quiet = [2]float64{}, [2]bool{}
 	for k := range s.Rays {
 		s.Rays[k] = s.Rays[k][:0]

@@ -578,3 +578,74 @@ func TestPairStateClear(t *testing.T) {
 		t.Errorf("a recycled state keeps Clear %v, Quiet %v, Valid %v", again.Clear, again.Quiet, again.Valid)
 	}
 }
+
+// TestEdgesWithin: a pair's edge pairs hold (EdgesWithin) while the
+// smaller of the two displacements since SetEdges is at most the margin;
+// EdgeMotion is that displacement per step counted in EdgeSteps; a search
+// without pairs (SetEdges(…, false)) keeps the placement for EdgeMotion
+// but no pairs; reset forgets both.
+func TestEdgesWithin(t *testing.T) {
+	small := offBox(t)
+	big, err := narrow.NewBox(mgl64.Vec3{-10, 5, -1}, mgl64.Vec3{10, 6, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, rA := small.BoundingSphere()
+	_, _, _, rB := big.BoundingSphere()
+	pa, pb := narrow.Identity, narrow.Pose{Pos: mgl64.Vec3{0, 1, 0}, Rot: mgl64.QuatIdent()}
+	r0 := iterative.Relate(small, big, pa, pb)
+	var st iterative.Store
+	s := st.New(0, 1)
+	if s.EdgesWithin(&r0, rA, rB) {
+		t.Fatal("edges hold before any were set")
+	}
+	if _, ok := s.EdgeMotion(&r0, rA, rB); ok {
+		t.Fatal("a motion before any placement was set")
+	}
+	s.Edges = append(s.Edges, narrow.EdgePair{Src: 1, Dst: 2})
+	const margin = 0.1
+	s.SetEdges(&r0, margin, true)
+	// Turning the small box by θ about its centre moves its vertices by
+	// up to θ·rA in the big box's frame, and the big box's by far more in
+	// the small box's (its centre swings round): the smaller decides.
+	cx, cy, cz, _ := small.BoundingSphere()
+	for _, tc := range []struct {
+		name  string
+		ang   float64
+		shift float64
+		want  bool
+	}{
+		{"still", 0, 0, true},
+		{"shift within", 0, 0.09, true},
+		{"shift beyond", 0, 0.11, false},
+		{"turn within the small one's bound", 0.9 * margin / rA, 0, true},
+		{"turn beyond it", 1.1 * margin / rA, 0, false},
+	} {
+		q := mgl64.QuatRotate(tc.ang, mgl64.Vec3{0, 0, 1})
+		c := mgl64.Vec3{cx, cy, cz}.Add(pa.Pos)
+		p := narrow.Pose{Pos: c.Add(q.Rotate(pa.Pos.Sub(c))).Add(mgl64.Vec3{tc.shift, 0, 0}), Rot: q}
+		r := iterative.Relate(small, big, p, pb)
+		if got := s.EdgesWithin(&r, rA, rB); got != tc.want {
+			t.Errorf("%s: EdgesWithin %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.ang == 0 {
+			s.EdgeSteps = 3
+			if v, ok := s.EdgeMotion(&r, rA, rB); !ok || math.Abs(v-tc.shift/3) > 1e-12 {
+				t.Errorf("%s: EdgeMotion %v, %v; want %v a step", tc.name, v, ok, tc.shift/3)
+			}
+		}
+	}
+	s.SetEdges(&r0, margin, false)
+	if s.EdgesWithin(&r0, rA, rB) || len(s.Edges) != 0 || s.EdgeSteps != 0 {
+		t.Errorf("after a search: EdgesWithin true, or %d pairs, %d steps", len(s.Edges), s.EdgeSteps)
+	}
+	s.EdgeSteps = 1
+	if _, ok := s.EdgeMotion(&r0, rA, rB); !ok {
+		t.Error("after a search: no motion")
+	}
+	// A recycled state starts without either.
+	st.Release(s)
+	if s = st.New(0, 1); s.EdgesWithin(&r0, rA, rB) || s.HasEdgeRel || len(s.Edges) != 0 {
+		t.Errorf("a recycled state keeps its edges: %+v", s.Edges)
+	}
+}

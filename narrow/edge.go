@@ -207,65 +207,9 @@ type edgeCand struct {
 // speculative contacts (Params.Speculative): Depth = −gap < 0, and
 // moving Src by Depth·Dir still brings P to Q.
 func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, maxDepth, maxGap float64, trav Traversal) []Contact {
-	src, dsh := d.Src, d.Dst
-	if len(src.edges) == 0 || len(dsh.edges) == 0 {
-		return dst
-	}
-	tol := max(src.tEps, dsh.tEps)
 	maxGap = max(maxGap, 0)
-	// Both bodies' boxes in Dst's frame (grown by the widest gap): P and Q
-	// lie in both, so only the parts of the edges in it count.
-	both := src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol + maxGap)
-	if both.Empty() {
+	if !d.selectEdges(sc, angle, maxGap) {
 		return dst
-	}
-	// The same region boxed in Src's frame culls Src's edges, block by
-	// block, before they are mapped.
-	back := d.SrcToDst.Inverse()
-	bothSrc := both.Transformed(&back).Grow(tol)
-	sc.src = sc.src[:0]
-	for b, blk := range src.edgeBlocks {
-		if blk.sharp <= angle || !blk.box.meets(&bothSrc) {
-			continue
-		}
-		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(src.edges)); i++ {
-			e, seg := &src.edges[i], &src.edgeSeg[i]
-			if e.Angle <= angle || !bothSrc.meetsSegment(seg[0], seg[1]) {
-				continue
-			}
-			c := edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: int32(i)}
-			// P, inside Dst or within maxGap of it, lies on the part in
-			// the region: not if Dst's outside grid clears that part by
-			// more.
-			if q0, q1, ok := c.clip(&both); ok && !dsh.grid.clearSegment(q0, q1, maxGap) {
-				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
-				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
-				sc.src = append(sc.src, c)
-			}
-		}
-	}
-	if len(sc.src) == 0 {
-		return dst
-	}
-	sc.dst = sc.dst[:0]
-	for b, blk := range dsh.edgeBlocks {
-		if blk.sharp <= angle || !blk.box.meets(&both) {
-			continue
-		}
-		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(dsh.edges)); i++ {
-			e, seg := &dsh.edges[i], &dsh.edgeSeg[i]
-			if e.Angle <= angle || !both.meetsBox(seg) {
-				continue
-			}
-			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
-			// Q, inside Src or within maxGap of it, lies on the part in
-			// the region: not if Src's outside grid clears that part by
-			// more (in Src's frame).
-			if q0, q1, ok := c.clip(&both); ok && !src.grid.clearSegment(back.Apply(q0), back.Apply(q1), maxGap) {
-				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
-				sc.dst = append(sc.dst, c)
-			}
-		}
 	}
 	reach := max(maxDepth, maxGap)
 	for x := range sc.src {
@@ -277,34 +221,227 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 			if f.lo[0] > hi[0] || f.hi[0] < lo[0] || f.lo[1] > hi[1] || f.hi[1] < lo[1] || f.lo[2] > hi[2] || f.hi[2] < lo[2] {
 				continue
 			}
-			p, n, depth, ok := edgeCross(e, f, maxDepth, maxGap)
-			if !ok {
-				continue
-			}
-			// Between Q and P, along −n, no surface of Dst: P inside Dst
-			// (a contact, the ray from Q into Dst leaves it no earlier),
-			// or a free gap (a speculative contact: the ray from Q out of
-			// Dst meets none of it before P). The same for Src from P.
-			q := add3(p, scale3(n, depth))
-			dq, dp := scale3(n, -1), n
-			if depth < 0 {
-				dq, dp = n, scale3(n, -1)
-			}
-			l := math.Abs(depth) - 4*tol
-			if h, _ := dsh.Trace(q, dq, 4*tol, 0, trav); h.Prim >= 0 && h.T < l {
-				continue
-			}
-			if h, _ := src.Trace(back.Apply(p), back.ApplyDir(dp), 4*tol, 0, trav); h.Prim >= 0 && h.T < l {
-				continue
-			}
-			dst = append(dst, Contact{
-				P: d.DstWorld.Apply(p), Depth: depth, Dir: d.DstWorld.ApplyDir(n),
-				From: d.From, Feature: FeatureEdge, Vertex: e.i, Prim: f.i,
-			})
+			dst = d.appendEdgeContact(dst, e, f, maxDepth, maxGap, trav)
 		}
 	}
 	return dst
 }
+
+// EdgePair names two edges that may touch: edge Src of a Direction's
+// source shape and edge Dst of its destination (indices into their
+// Shape.Edge lists).
+type EdgePair struct {
+	Src, Dst int32
+}
+
+// AppendEdgePairs appends to dst the pairs of edges bent by more than
+// angle that may give an edge-on-edge contact (AppendEdgeContacts with
+// maxDepth and any gap up to maxGap) at d's placement or at any placement
+// reached from it by a relative motion of at most margin, and returns the
+// extended slice, in the order of the source edge, then of the
+// destination edge. AppendEdgePairContacts tests them.
+//
+// The motion is bounded as Eq. 2 of Lehericey et al. 2013 (§3.3) bounds
+// it (iterative.PairState.Displacements): margin is at least how far any
+// point of Src has moved in Dst's frame, or any point of Dst in Src's.
+// Either bound is enough: every test that selects a pair is a distance
+// between two points or between a point and a body (the point P of an
+// edge inside Dst or within maxGap of it, Q likewise for Src, and P and Q
+// at most max(maxDepth, maxGap) apart), and such a distance does not
+// depend on the frame it is measured in, in which one side stands still
+// and the other moves by at most margin. So a pair that touches after
+// the motion lay within margin more of each test here, where the tests
+// of AppendEdgeContacts are taken with maxGap + margin and the two edges'
+// segment distance is at most max(maxDepth, maxGap) + margin.
+//
+// This is how a pair's edge tests follow the iterative algorithm: the
+// pairs are chosen at one step, where AppendEdgeContacts' culling costs
+// most of its time, and tested at each later step while the motion stays
+// within margin.
+func (d *Direction) AppendEdgePairs(dst []EdgePair, sc *EdgeScratch, angle, maxDepth, maxGap, margin float64) []EdgePair {
+	maxGap, margin = max(maxGap, 0), max(margin, 0)
+	if !d.selectEdges(sc, angle, maxGap+margin) {
+		return dst
+	}
+	reach := max(maxDepth, maxGap) + margin
+	// Segment distances are computed in Dst's frame from mapped ends:
+	// a relative rounding slack keeps a pair at the bound.
+	slack := 1e-9 * (reach + d.Src.scale + d.Dst.scale)
+	for x := range sc.src {
+		e := &sc.src[x]
+		lo, hi := sub3(e.lo, [3]float64{reach, reach, reach}), add3(e.hi, [3]float64{reach, reach, reach})
+		for y := range sc.dst {
+			f := &sc.dst[y]
+			if f.lo[0] > hi[0] || f.hi[0] < lo[0] || f.lo[1] > hi[1] || f.hi[1] < lo[1] || f.lo[2] > hi[2] || f.hi[2] < lo[2] {
+				continue
+			}
+			if segmentDistance(e.p0, e.p1, f.p0, f.p1) <= reach+slack {
+				dst = append(dst, EdgePair{Src: e.i, Dst: f.i})
+			}
+		}
+	}
+	return dst
+}
+
+// AppendEdgePairContacts appends to dst the edge-on-edge contacts of the
+// given pairs (from AppendEdgePairs, in its order) at d's placement, and
+// returns the extended slice. Each pair is tested as AppendEdgeContacts
+// tests it, so while the motion since the pairs were chosen stays within
+// their margin, and maxDepth and maxGap within theirs, the contacts are
+// those AppendEdgeContacts returns, in the same order, at a cost that
+// depends on the number of pairs only.
+func (d *Direction) AppendEdgePairContacts(dst []Contact, pairs []EdgePair, maxDepth, maxGap float64, trav Traversal) []Contact {
+	maxGap = max(maxGap, 0)
+	src, dsh := d.Src, d.Dst
+	var e, f edgeCand
+	e.i = -1
+	for _, p := range pairs {
+		if p.Src < 0 || int(p.Src) >= len(src.edges) || p.Dst < 0 || int(p.Dst) >= len(dsh.edges) {
+			continue
+		}
+		if p.Src != e.i {
+			seg, se := &src.edgeSeg[p.Src], &src.edges[p.Src]
+			e = edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: p.Src}
+			e.n0 = d.SrcToDst.ApplyDir(src.fnorm[se.Faces[0]])
+			e.n1 = d.SrcToDst.ApplyDir(src.fnorm[se.Faces[1]])
+		}
+		seg, fe := &dsh.edgeSeg[p.Dst], &dsh.edges[p.Dst]
+		f = edgeCand{p0: seg[0], p1: seg[1], n0: dsh.fnorm[fe.Faces[0]], n1: dsh.fnorm[fe.Faces[1]], i: p.Dst}
+		dst = d.appendEdgeContact(dst, &e, &f, maxDepth, maxGap, trav)
+	}
+	return dst
+}
+
+// selectEdges fills sc.src and sc.dst with the edges of Src and Dst bent
+// by more than angle (in Dst's frame, Src's with their faces' normals
+// mapped) that may hold P or Q of an edge contact or of a gap up to gap,
+// and reports whether both lists have some. P and Q lie in both bodies'
+// boxes, grown by the gap: only the parts of the edges in that region
+// count (an edge's box is that of its part), and of those, only the parts
+// that the other body's outside grid does not clear by more than the gap.
+func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
+	src, dsh := d.Src, d.Dst
+	sc.src, sc.dst = sc.src[:0], sc.dst[:0]
+	if len(src.edges) == 0 || len(dsh.edges) == 0 {
+		return false
+	}
+	tol := max(src.tEps, dsh.tEps)
+	// Both bodies' boxes in Dst's frame (grown by the widest gap): P and Q
+	// lie in both, so only the parts of the edges in it count.
+	both := src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol + gap)
+	if both.Empty() {
+		return false
+	}
+	// The same region boxed in Src's frame culls Src's edges, block by
+	// block, before they are mapped.
+	back := d.SrcToDst.Inverse()
+	bothSrc := both.Transformed(&back).Grow(tol)
+	for b, blk := range src.edgeBlocks {
+		if blk.sharp <= angle || !blk.box.meets(&bothSrc) {
+			continue
+		}
+		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(src.edges)); i++ {
+			e, seg := &src.edges[i], &src.edgeSeg[i]
+			if e.Angle <= angle || !bothSrc.meetsSegment(seg[0], seg[1]) {
+				continue
+			}
+			c := edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: int32(i)}
+			// P, inside Dst or within the gap of it, lies on the part in
+			// the region: not if Dst's outside grid clears that part by
+			// more.
+			if q0, q1, ok := c.clip(&both); ok && !dsh.grid.clearSegment(q0, q1, gap) {
+				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
+				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
+				sc.src = append(sc.src, c)
+			}
+		}
+	}
+	if len(sc.src) == 0 {
+		return false
+	}
+	for b, blk := range dsh.edgeBlocks {
+		if blk.sharp <= angle || !blk.box.meets(&both) {
+			continue
+		}
+		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(dsh.edges)); i++ {
+			e, seg := &dsh.edges[i], &dsh.edgeSeg[i]
+			if e.Angle <= angle || !both.meetsBox(seg) {
+				continue
+			}
+			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
+			// Q, inside Src or within the gap of it, lies on the part in
+			// the region: not if Src's outside grid clears that part by
+			// more (in Src's frame).
+			if q0, q1, ok := c.clip(&both); ok && !src.grid.clearSegment(back.Apply(q0), back.Apply(q1), gap) {
+				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
+				sc.dst = append(sc.dst, c)
+			}
+		}
+	}
+	return len(sc.dst) > 0
+}
+
+// appendEdgeContact appends the contact of source edge e and destination
+// edge f (both in Dst's frame), if they touch: edgeCross, then the two
+// rays that check that nothing of either surface lies between P and Q.
+func (d *Direction) appendEdgeContact(dst []Contact, e, f *edgeCand, maxDepth, maxGap float64, trav Traversal) []Contact {
+	p, n, depth, ok := edgeCross(e, f, maxDepth, maxGap)
+	if !ok {
+		return dst
+	}
+	src, dsh := d.Src, d.Dst
+	tol := max(src.tEps, dsh.tEps)
+	// Between Q and P, along −n, no surface of Dst: P inside Dst (a
+	// contact, the ray from Q into Dst leaves it no earlier), or a free
+	// gap (a speculative contact: the ray from Q out of Dst meets none of
+	// it before P). The same for Src from P.
+	q := add3(p, scale3(n, depth))
+	dq, dp := scale3(n, -1), n
+	if depth < 0 {
+		dq, dp = n, scale3(n, -1)
+	}
+	l := math.Abs(depth) - 4*tol
+	if h, _ := dsh.Trace(q, dq, 4*tol, 0, trav); h.Prim >= 0 && h.T < l {
+		return dst
+	}
+	back := d.SrcToDst.Inverse()
+	if h, _ := src.Trace(back.Apply(p), back.ApplyDir(dp), 4*tol, 0, trav); h.Prim >= 0 && h.T < l {
+		return dst
+	}
+	return append(dst, Contact{
+		P: d.DstWorld.Apply(p), Depth: depth, Dir: d.DstWorld.ApplyDir(n),
+		From: d.From, Feature: FeatureEdge, Vertex: e.i, Prim: f.i,
+	})
+}
+
+// segmentDistance returns the distance between the segments p0p1 and
+// q0q1: the closest points' parameters, each clamped to [0, 1] in turn.
+func segmentDistance(p0, p1, q0, q1 [3]float64) float64 {
+	u, v, w := sub3(p1, p0), sub3(q1, q0), sub3(p0, q0)
+	a, b, c, e, f := dot3(u, u), dot3(u, v), dot3(u, w), dot3(v, v), dot3(v, w)
+	var s, t float64
+	switch {
+	case a <= 0 && e <= 0:
+		return len3(w)
+	case a <= 0:
+		t = clamp01(f / e)
+	case e <= 0:
+		s = clamp01(-c / a)
+	default:
+		if den := a*e - b*b; den > 0 {
+			s = clamp01((b*f - c*e) / den)
+		}
+		// The closest point on q0q1 to p(s), then p's back to it.
+		t = (b*s + f) / e
+		if t < 0 || t > 1 {
+			t = clamp01(t)
+			s = clamp01((t*b - c) / a)
+		}
+	}
+	return len3(sub3(add3(p0, scale3(u, s)), add3(q0, scale3(v, t))))
+}
+
+func clamp01(x float64) float64 { return max(0, min(1, x)) }
 
 // clip sets c's box to that of the part of c in b (grown by a rounding
 // slack), and returns that part's ends, and whether there is one.

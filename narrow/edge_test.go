@@ -1,6 +1,7 @@
 package narrow
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -329,5 +330,100 @@ func TestEdgeContactAllocs(t *testing.T) {
 		cs = d[0].AppendEdgeContacts(cs[:0], &sc, 1, 1, 0, TraversalBVH)
 	}); n != 0 {
 		t.Errorf("%v allocations per call", n)
+	}
+}
+
+// moveAbout returns pose p of shape s moved by a rigid motion that moves
+// no point of s by more than m: a translation of u·m and a rotation by
+// (1 − u)·m / r about s's bounding-sphere centre, r its radius.
+func moveAbout(rng *rand.Rand, s *Shape, p Pose, m float64) Pose {
+	u := rng.Float64()
+	q := mgl64.QuatRotate((1-u)*m/s.cradius, randAxis(rng, false))
+	c := p.Rot.Rotate(mgl64.Vec3(s.centre)).Add(p.Pos)
+	t := randVec(rng, false).Normalize().Mul(u * m)
+	return Pose{Pos: c.Add(q.Rotate(p.Pos.Sub(c))).Add(t), Rot: q.Mul(p.Rot).Normalize()}
+}
+
+// TestEdgePairsFollowMotion checks AppendEdgePairs against
+// AppendEdgeContacts: pairs chosen at random poses with a margin, then
+// tested by AppendEdgePairContacts after either body moves by up to the
+// margin, give exactly AppendEdgeContacts' contacts there, with and
+// without gaps. After a motion five times the margin some contacts are
+// missed (the test can fail), and the pairs are far fewer than all pairs
+// of sharp edges.
+func TestEdgePairsFollowMotion(t *testing.T) {
+	shapes := cullShapes(t)
+	var err error
+	if shapes["box"], err = NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if shapes["bar"], err = NewBox(mgl64.Vec3{-2, -0.3, -0.2}, mgl64.Vec3{2, 0.3, 0.2}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 13))
+	var sc EdgeScratch
+	var pairs []EdgePair
+	var want, got []Contact
+	checked, missedFar := 0, 0
+	for _, pr := range [][2]string{{"box", "box"}, {"bar", "box"}, {"bar", "bar"}, {"bunny", "box"}, {"teddy", "bunny"}, {"bunny", "bunny"}, {"duck", "bar"}} {
+		a, b := shapes[pr[0]], shapes[pr[1]]
+		const angle = math.Pi / 6
+		small := min(a.size, b.size)
+		maxDepth, margin := 0.25*small, 0.05*small
+		nPairs, sharp := 0, a.SharpEdges(angle)*b.SharpEdges(angle)
+		trials := 300
+		if testing.Short() {
+			trials /= 4
+		}
+		for i := range trials {
+			maxGap := 0.0
+			if i%2 == 1 {
+				maxGap = 0.1 * small
+			}
+			dist := (a.size + b.size) * (0.55 + 0.5*rng.Float64())
+			pa, pb := randomPoses(rng, a, b, dist)
+			var d [2]Direction
+			SetPair(&d, a, b, &pa, &pb)
+			pairs = d[0].AppendEdgePairs(pairs[:0], &sc, angle, maxDepth, maxGap, margin)
+			nPairs += len(pairs)
+			if !slices.IsSortedFunc(pairs, func(x, y EdgePair) int {
+				return cmp.Or(cmp.Compare(x.Src, y.Src), cmp.Compare(x.Dst, y.Dst))
+			}) {
+				t.Fatalf("%s/%s: pairs not in edge order: %v", pr[0], pr[1], pairs)
+			}
+			for k, f := range []float64{0, 0.5, 1, 5} {
+				// Either body moves (alternately), by up to f × margin.
+				qa, qb := pa, pb
+				if k%2 == 0 {
+					qa = moveAbout(rng, a, pa, f*margin)
+				} else {
+					qb = moveAbout(rng, b, pb, f*margin)
+				}
+				SetPair(&d, a, b, &qa, &qb)
+				trav := []Traversal{TraversalBVH, TraversalBasic}[k%2]
+				// The pairs cover any gap up to the one they were chosen with.
+				g := maxGap * rng.Float64()
+				want = d[0].AppendEdgeContacts(want[:0], &sc, angle, maxDepth, g, trav)
+				got = d[0].AppendEdgePairContacts(got[:0], pairs, maxDepth, g, trav)
+				if f > 1 {
+					if len(got) < len(want) {
+						missedFar++
+					}
+					continue
+				}
+				checked += len(want)
+				if !slices.EqualFunc(got, want, func(x, y Contact) bool { return x == y }) {
+					t.Fatalf("%s/%s trial %d, motion %v × margin: %d contacts from %d pairs, AppendEdgeContacts %d\n got %v\nwant %v", pr[0], pr[1], i, f, len(got), len(pairs), len(want), got, want)
+				}
+			}
+		}
+		t.Logf("%s/%s: %.1f pairs per pose (of %d pairs of sharp edges)", pr[0], pr[1], float64(nPairs)/float64(trials), sharp)
+		if nPairs >= trials*sharp/4 {
+			t.Errorf("%s/%s: %d pairs over %d poses: hardly culled", pr[0], pr[1], nPairs, trials)
+		}
+	}
+	t.Logf("%d contacts compared; %d poses moved 5 × the margin missed some", checked, missedFar)
+	if checked < 100 || missedFar == 0 {
+		t.Errorf("%d contacts compared, %d misses beyond the margin: the test tests little", checked, missedFar)
 	}
 }
