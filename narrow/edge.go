@@ -215,13 +215,11 @@ func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, ma
 	for x := range sc.src {
 		e := &sc.src[x]
 		// P and Q lie at most maxDepth (or maxGap) apart.
-		lo, hi := sub3(e.lo, [3]float64{reach, reach, reach}), add3(e.hi, [3]float64{reach, reach, reach})
+		lo, hi := e.grown(reach)
 		for y := range sc.dst {
-			f := &sc.dst[y]
-			if f.lo[0] > hi[0] || f.hi[0] < lo[0] || f.lo[1] > hi[1] || f.hi[1] < lo[1] || f.lo[2] > hi[2] || f.hi[2] < lo[2] {
-				continue
+			if f := &sc.dst[y]; f.meets(&lo, &hi) {
+				dst = d.appendEdgeContact(dst, e, f, maxDepth, maxGap, trav)
 			}
-			dst = d.appendEdgeContact(dst, e, f, maxDepth, maxGap, trav)
 		}
 	}
 	return dst
@@ -269,13 +267,9 @@ func (d *Direction) AppendEdgePairs(dst []EdgePair, sc *EdgeScratch, angle, maxD
 	slack := 1e-9 * (reach + d.Src.scale + d.Dst.scale)
 	for x := range sc.src {
 		e := &sc.src[x]
-		lo, hi := sub3(e.lo, [3]float64{reach, reach, reach}), add3(e.hi, [3]float64{reach, reach, reach})
+		lo, hi := e.grown(reach)
 		for y := range sc.dst {
-			f := &sc.dst[y]
-			if f.lo[0] > hi[0] || f.hi[0] < lo[0] || f.lo[1] > hi[1] || f.hi[1] < lo[1] || f.lo[2] > hi[2] || f.hi[2] < lo[2] {
-				continue
-			}
-			if segmentDistance(e.p0, e.p1, f.p0, f.p1) <= reach+slack {
+			if f := &sc.dst[y]; f.meets(&lo, &hi) && segmentDistance(e.p0, e.p1, f.p0, f.p1) <= reach+slack {
 				dst = append(dst, EdgePair{Src: e.i, Dst: f.i})
 			}
 		}
@@ -442,6 +436,16 @@ func segmentDistance(p0, p1, q0, q1 [3]float64) float64 {
 }
 
 func clamp01(x float64) float64 { return max(0, min(1, x)) }
+
+// grown returns c's box grown by r on every side.
+func (c *edgeCand) grown(r float64) (lo, hi [3]float64) {
+	return sub3(c.lo, [3]float64{r, r, r}), add3(c.hi, [3]float64{r, r, r})
+}
+
+// meets reports whether c's box meets the box from lo to hi.
+func (c *edgeCand) meets(lo, hi *[3]float64) bool {
+	return c.lo[0] <= hi[0] && c.hi[0] >= lo[0] && c.lo[1] <= hi[1] && c.hi[1] >= lo[1] && c.lo[2] <= hi[2] && c.hi[2] >= lo[2]
+}
 
 // clip sets c's box to that of the part of c in b (grown by a rounding
 // slack), and returns that part's ends, and whether there is one.

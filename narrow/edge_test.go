@@ -250,11 +250,9 @@ func segmentCrosses(s *Shape, x, y mgl64.Vec3, lo float64) bool {
 	return false
 }
 
-// TestEdgeContactsMatchBruteForce compares AppendEdgeContacts, with both
-// traversals, against the brute-force reference at random poses of boxes,
-// bars and the test meshes, overlapping by a little or a lot: the same
-// contacts in the same order, to rounding.
-func TestEdgeContactsMatchBruteForce(t *testing.T) {
+// edgeShapes returns cullShapes' meshes with a box and a bar added.
+func edgeShapes(t *testing.T) map[string]*Shape {
+	t.Helper()
 	shapes := cullShapes(t)
 	var err error
 	if shapes["box"], err = NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1}); err != nil {
@@ -263,6 +261,15 @@ func TestEdgeContactsMatchBruteForce(t *testing.T) {
 	if shapes["bar"], err = NewBox(mgl64.Vec3{-2, -0.3, -0.2}, mgl64.Vec3{2, 0.3, 0.2}); err != nil {
 		t.Fatal(err)
 	}
+	return shapes
+}
+
+// TestEdgeContactsMatchBruteForce compares AppendEdgeContacts, with both
+// traversals, against the brute-force reference at random poses of boxes,
+// bars and the test meshes, overlapping by a little or a lot: the same
+// contacts in the same order, to rounding.
+func TestEdgeContactsMatchBruteForce(t *testing.T) {
+	shapes := edgeShapes(t)
 	rng := rand.New(rand.NewPCG(5, 77))
 	var sc EdgeScratch
 	total := 0
@@ -352,14 +359,7 @@ func moveAbout(rng *rand.Rand, s *Shape, p Pose, m float64) Pose {
 // missed (the test can fail), and the pairs are far fewer than all pairs
 // of sharp edges.
 func TestEdgePairsFollowMotion(t *testing.T) {
-	shapes := cullShapes(t)
-	var err error
-	if shapes["box"], err = NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1}); err != nil {
-		t.Fatal(err)
-	}
-	if shapes["bar"], err = NewBox(mgl64.Vec3{-2, -0.3, -0.2}, mgl64.Vec3{2, 0.3, 0.2}); err != nil {
-		t.Fatal(err)
-	}
+	shapes := edgeShapes(t)
 	rng := rand.New(rand.NewPCG(8, 13))
 	var sc EdgeScratch
 	var pairs []EdgePair
