@@ -315,10 +315,17 @@ func checkEdges(t *testing.T, s *Shape) {
 	var d Direction
 	d.SetPoses(SideA, s, s, &Identity, &pb)
 	var sc EdgeScratch
-	for _, c := range d.AppendEdgeContacts(nil, &sc, 0, s.size, s.size/10, TraversalBVH) {
+	all := d.AppendEdgeContacts(nil, &sc, 0, s.size, s.size/10, TraversalBVH)
+	for _, c := range all {
 		if !(c.Depth > 0 && c.Depth <= s.size || c.Depth < 0 && -c.Depth <= s.size/10) || !finite(c.P[0]+c.P[1]+c.P[2]) || !isUnit(c.Dir) || c.Feature != FeatureEdge {
 			t.Fatalf("edge contact %+v", c)
 		}
+	}
+	// The pairs chosen with a margin give the same contacts where they
+	// were chosen.
+	pairs := d.AppendEdgePairs(nil, &sc, 0, s.size, s.size/10, s.size/20)
+	if got := d.AppendEdgePairContacts(nil, pairs, s.size, s.size/10, TraversalBVH); !slices.Equal(got, all) {
+		t.Fatalf("edge contacts of %d kept pairs %v, of all edges %v", len(pairs), got, all)
 	}
 }
 
