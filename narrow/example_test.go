@@ -74,3 +74,37 @@ func ExampleDirection_AppendEdgeContacts() {
 	}
 	// Output: edge contact from a: depth 0.010 along (0, 0, 1)
 }
+
+// Two bars crossing edge on edge, followed over steps: the pairs of edges
+// to test are chosen once, with a margin, and tested at each step while
+// the bars have moved by less than it.
+func ExampleDirection_AppendEdgePairs() {
+	a, _ := narrow.NewBox(mgl64.Vec3{-0.2, -2, -0.2}, mgl64.Vec3{0.2, 2, 0.2}) // along y
+	b, _ := narrow.NewBox(mgl64.Vec3{-2, -0.2, -0.2}, mgl64.Vec3{2, 0.2, 0.2}) // along x
+	r := 0.2 * math.Sqrt2
+	pb := narrow.Pose{Pos: mgl64.Vec3{0, 0, -r}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})}
+	posesA := func(step int) narrow.Pose { // a sinks by 3 mm a step
+		return narrow.Pose{Pos: mgl64.Vec3{0, 0, r + 0.002 - 0.003*float64(step)}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{0, 1, 0})}
+	}
+	const angle, maxDepth, margin = math.Pi / 3, 0.1, 0.05
+	var d [2]narrow.Direction
+	var sc narrow.EdgeScratch
+	var pairs []narrow.EdgePair
+	for step := range 4 {
+		pa := posesA(step)
+		narrow.SetPair(&d, a, b, &pa, &pb)
+		if step == 0 {
+			// 2 mm apart: no contact yet, but the pair of edges is kept.
+			pairs = d[0].AppendEdgePairs(pairs[:0], &sc, angle, maxDepth, 0, margin)
+			fmt.Printf("%d pair(s) of edges kept\n", len(pairs))
+		}
+		for _, c := range d[0].AppendEdgePairContacts(nil, pairs, maxDepth, 0, narrow.TraversalBVH) {
+			fmt.Printf("step %d: depth %.3f\n", step, c.Depth)
+		}
+	}
+	// Output:
+	// 1 pair(s) of edges kept
+	// step 1: depth 0.001
+	// step 2: depth 0.004
+	// step 3: depth 0.007
+}
