@@ -3,6 +3,7 @@ package cpubackend_test
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -160,6 +161,8 @@ func TestSpeculativeEdgeContacts(t *testing.T) {
 // and must find what a search of all of them finds. With speculative
 // contacts the backend narrows each step's gaps, so its edge contacts are
 // those of the widest gap less some gaps. Steps run on 1 and 3 workers.
+// A backend that searches all edges at every step (WithAllEdges) returns
+// the same contacts, bit for bit, gaps included.
 func TestEdgeContactsFollowMotion(t *testing.T) {
 	box, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
 	if err != nil {
@@ -185,6 +188,14 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 				}
 				ia, _ := be.RegisterShape(sh.a)
 				ib, _ := be.RegisterShape(sh.b)
+				// The same backend searching all edges at every step.
+				all, err := cpubackend.New(be.Params(), cpubackend.WithWorkers(1), cpubackend.WithAllEdges())
+				if err != nil {
+					t.Fatal(err)
+				}
+				all.RegisterShape(sh.a)
+				all.RegisterShape(sh.b)
+				var allRes narrow.Result
 				r := be.Params().Resolve(sh.a, sh.b)
 				maxGap := 0.0
 				if p.spec {
@@ -203,6 +214,12 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 					pr := &res.Pairs[0]
 					if pr.Iterative {
 						iterativeSteps++
+					}
+					if err := all.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &allRes); err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(pr.Contacts, allRes.Pairs[0].Contacts) {
+						t.Fatalf("%s %s %v spec=%v step %d: contacts %v, searching all edges %v", sh.name, e.Name, p.m, p.spec, k, pr.Contacts, allRes.Pairs[0].Contacts)
 					}
 					var got []narrow.Contact
 					for _, c := range pr.Contacts {
@@ -238,6 +255,7 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 					}
 				}
 				be.Close()
+				all.Close()
 				if iterativeSteps == 0 {
 					t.Errorf("%s %s %v: no iterative step", sh.name, e.Name, p.m)
 				}

@@ -69,6 +69,7 @@ type PairState struct {
 	Edges      []narrow.EdgePair
 	EdgeRel    Rel
 	EdgeMargin float64
+	EdgeGap    float64 // the widest gap (speculative contacts) Edges cover
 	EdgeSteps  int32
 	HasEdges   bool
 	HasEdgeRel bool

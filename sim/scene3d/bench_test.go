@@ -215,6 +215,11 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 	for _, deg := range []int{60, 80} {
 		variants = append(variants, variant{fmt.Sprintf("method=predictive/edges=%d", deg), narrow.Params{EdgeAngle: float64(deg) * math.Pi / 180}})
 	}
+	// With speculative contacts, alone and with edges above π/3: the
+	// detection of rigid.DefaultConfig.
+	variants = append(variants,
+		variant{"method=predictive/speculative", narrow.Params{Speculative: true}},
+		variant{"method=predictive/speculative/edges=60", narrow.Params{Speculative: true, EdgeAngle: math.Pi / 3}})
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			var phaseT [3]time.Duration
