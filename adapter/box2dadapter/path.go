@@ -24,6 +24,7 @@ type PathError struct {
 	Msg    string
 }
 
+// Error implements error.
 func (e *PathError) Error() string {
 	return fmt.Sprintf("box2dadapter: path: offset %d: %s", e.Offset, e.Msg)
 }
