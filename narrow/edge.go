@@ -327,7 +327,8 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 		return false
 	}
 	// The same region boxed in Src's frame culls Src's edges, block by
-	// block, before they are mapped.
+	// block and then by their boxes, before they are mapped (clipping
+	// them there too cost more than the mapped edges it spared).
 	back := d.SrcToDst.Inverse()
 	bothSrc := both.Transformed(&back).Grow(tol)
 	for b, blk := range src.edgeBlocks {
@@ -336,7 +337,7 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 		}
 		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(src.edges)); i++ {
 			e, seg := &src.edges[i], &src.edgeSeg[i]
-			if e.Angle <= angle || !bothSrc.meetsSegment(seg[0], seg[1]) {
+			if e.Angle <= angle || !bothSrc.meetsBox(seg) {
 				continue
 			}
 			c := edgeCand{p0: d.SrcToDst.Apply(seg[0]), p1: d.SrcToDst.Apply(seg[1]), i: int32(i)}
