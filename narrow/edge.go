@@ -451,12 +451,16 @@ func (c *edgeCand) meets(lo, hi *[3]float64) bool {
 // clip sets c's box to that of the part of c in b (grown by a rounding
 // slack), and returns that part's ends, and whether there is one.
 func (c *edgeCand) clip(b *AABB) (q0, q1 [3]float64, ok bool) {
-	t0, t1, ok := b.segmentRange(c.p0, c.p1)
-	if !ok {
-		return q0, q1, false
+	if b.Contains(c.p0) && b.Contains(c.p1) {
+		q0, q1 = c.p0, c.p1
+	} else {
+		t0, t1, ok := b.segmentRange(c.p0, c.p1)
+		if !ok {
+			return q0, q1, false
+		}
+		d := sub3(c.p1, c.p0)
+		q0, q1 = add3(c.p0, scale3(d, t0)), add3(c.p0, scale3(d, t1))
 	}
-	d := sub3(c.p1, c.p0)
-	q0, q1 = add3(c.p0, scale3(d, t0)), add3(c.p0, scale3(d, t1))
 	for k := range 3 {
 		slack := 1e-12 * (math.Abs(c.p0[k]) + math.Abs(c.p1[k]))
 		c.lo[k], c.hi[k] = min(q0[k], q1[k])-slack, max(q0[k], q1[k])+slack
