@@ -562,8 +562,13 @@ func edgeCross(e, f *edgeCand, maxDepth, maxGap float64) (p, n [3]float64, depth
 	if den <= 1e-12*a*ee {
 		return p, n, 0, false // parallel: the faces' own contacts hold them
 	}
-	s := (b*ff - c*ee) / den
-	t := (a*ff - b*c) / den
+	// s and t below, without the divisions first: most pairs' closest
+	// points lie off one of the segments.
+	sn, tn := b*ff-c*ee, a*ff-b*c
+	if !(sn > 0 && sn < den && tn > 0 && tn < den) {
+		return p, n, 0, false
+	}
+	s, t := sn/den, tn/den
 	if !(s > 0 && s < 1 && t > 0 && t < 1) {
 		return p, n, 0, false
 	}
