@@ -311,8 +311,8 @@ func (d *Direction) AppendEdgePairContacts(dst []Contact, pairs []EdgePair, maxD
 // mapped) that may hold P or Q of an edge contact or of a gap up to gap,
 // and reports whether both lists have some. P and Q lie in both bodies'
 // boxes, grown by the gap: only the parts of the edges in that region
-// count (an edge's box is that of its part), and of those, only the parts
-// that the other body's outside grid does not clear by more than the gap.
+// count (an edge's box is that of its part), and of Src's, only the parts
+// that Dst's outside grid does not clear by more than the gap.
 func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 	src, dsh := d.Src, d.Dst
 	sc.src, sc.dst = sc.src[:0], sc.dst[:0]
@@ -364,10 +364,10 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 				continue
 			}
 			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
-			// Q, inside Src or within the gap of it, lies on the part in
-			// the region: not if Src's outside grid clears that part by
-			// more (in Src's frame).
-			if q0, q1, ok := c.clip(&both); ok && !src.grid.clearSegment(back.Apply(q0), back.Apply(q1), gap) {
+			// Q lies on the part in the region. (Src's outside grid
+			// could clear some parts as Dst's does for Src's edges, but
+			// mapping them back cost more than the pairs it spared.)
+			if _, _, ok := c.clip(&both); ok {
 				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
 				sc.dst = append(sc.dst, c)
 			}
