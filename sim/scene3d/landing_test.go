@@ -31,14 +31,7 @@ import (
 // along the ray, longer than the vertical, and the contact normals are
 // the tilted rays; re-projected (ResponseMTD) both are the ground's.
 func BenchmarkLanding(b *testing.B) {
-	dir, err := scene3d.FindMeshDir("../../testdata")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ground, err := narrow.NewBox(mgl64.Vec3{-30, -1, -30}, mgl64.Vec3{30, 0, 30})
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, ground := landingGround(b)
 	for _, resp := range []narrow.Response{narrow.ResponseRay, narrow.ResponseMTD} {
 		for _, mesh := range []string{scene3d.MeshBunny, scene3d.MeshTorus, scene3d.MeshTeddy, scene3d.MeshDuck} {
 			s, err := scene3d.LoadMesh(dir, mesh, 0.6)
@@ -49,10 +42,8 @@ func BenchmarkLanding(b *testing.B) {
 				var landing, rest, rebound float64
 				n := 0
 				for range b.N {
-					rng := rand.New(rand.NewPCG(1, 2))
-					for range 20 {
-						ax := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
-						l, r, v, _ := land(b, papersDetection(resp), ground, s, mgl64.QuatRotate(math.Pi*rng.Float64(), ax), 0.1)
+					for _, q := range landingTurns() {
+						l, r, v, _ := land(b, papersDetection(resp), ground, s, q, 0.1)
 						landing, rest, rebound = landing+l, rest+r, math.Max(rebound, v)
 						n++
 					}
@@ -63,6 +54,31 @@ func BenchmarkLanding(b *testing.B) {
 			})
 		}
 	}
+}
+
+// landingGround returns the test meshes' directory and the ground the
+// landings fall on: a static 60 m × 1 m box whose top is y = 0.
+func landingGround(tb testing.TB) (dir string, ground *narrow.Shape) {
+	tb.Helper()
+	dir, err := scene3d.FindMeshDir("../../testdata")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if ground, err = narrow.NewBox(mgl64.Vec3{-30, -1, -30}, mgl64.Vec3{30, 0, 30}); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, ground
+}
+
+// landingTurns returns the 20 random orientations the landings are made in.
+func landingTurns() []mgl64.Quat {
+	rng := rand.New(rand.NewPCG(1, 2))
+	qs := make([]mgl64.Quat, 20)
+	for i := range qs {
+		ax := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
+		qs[i] = mgl64.QuatRotate(math.Pi*rng.Float64(), ax)
+	}
+	return qs
 }
 
 // land drops shape s at rotation q onto ground at 13 m/s, deep below the
@@ -136,14 +152,7 @@ func papersDetection(resp narrow.Response) rigid.Config {
 // ray occluded by its own body (docs/DESIGN.md, "Known limits"); the test
 // logs how often it falls through.
 func TestThinTorusLanding(t *testing.T) {
-	dir, err := scene3d.FindMeshDir("../../testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ground, err := narrow.NewBox(mgl64.Vec3{-30, -1, -30}, mgl64.Vec3{30, 0, 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, ground := landingGround(t)
 	torus, err := scene3d.LoadMesh(dir, scene3d.MeshTorus, 0.6)
 	if err != nil {
 		t.Fatal(err)
@@ -151,10 +160,7 @@ func TestThinTorusLanding(t *testing.T) {
 	ccd := papersDetection(narrow.ResponseMTD)
 	ccd.CCDMotion = 0.05
 	fell := 0
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 20 {
-		ax := mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
-		q := mgl64.QuatRotate(math.Pi*rng.Float64(), ax)
+	for i, q := range landingTurns() {
 		for _, c := range []struct {
 			name string
 			cfg  rigid.Config
