@@ -962,7 +962,8 @@ func (t *task) consume(j *job, r *narrow.Resolved, dir *narrow.Direction, v int3
 // traceBatch hands the queries that the standard work items gathered to
 // the tracer as one batch, in task order (see Tracer): each task's place
 // in the batch is set here, and the tasks copy their queries there on
-// every worker (doCopy).
+// every worker (doCopy). The batch's storage is the tracer's where it has
+// its own (BatchStorage).
 func (b *Backend) traceBatch(ctx context.Context) error {
 	rb := &b.batch
 	rb.Shapes = rb.Shapes[:0]
@@ -987,9 +988,11 @@ func (b *Backend) traceBatch(ctx context.Context) error {
 	if n == 0 {
 		return nil
 	}
-	rb.Queries = slices.Grow(rb.Queries[:0], int(n))[:n]
-	rb.Dst = slices.Grow(rb.Dst[:0], int(n))[:n]
-	rb.Fwd, rb.Bwd = slices.Grow(rb.Fwd[:0], int(n))[:n], slices.Grow(rb.Bwd[:0], int(n))[:n]
+	if bs, ok := b.tracer.(BatchStorage); !ok || !bs.Reserve(rb, int(n)) {
+		rb.Queries = slices.Grow(rb.Queries[:0], int(n))[:n]
+		rb.Dst = slices.Grow(rb.Dst[:0], int(n))[:n]
+		rb.Fwd, rb.Bwd = slices.Grow(rb.Fwd[:0], int(n))[:n], slices.Grow(rb.Bwd[:0], int(n))[:n]
+	}
 	b.pool.run(len(b.tasks), b.runCopy)
 	if err := b.tracer.Trace(ctx, rb); err != nil {
 		if !errors.Is(err, ErrTraceHere) || ctx.Err() != nil {

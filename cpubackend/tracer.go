@@ -39,6 +39,21 @@ type RayBatch struct {
 	Fwd, Bwd []narrow.Hit      // per query, set by Trace: its forward and backward hits
 }
 
+// BatchStorage is implemented by a Tracer that keeps the batch's rays in
+// storage of its own: a GPU's page-locked host memory, which the device
+// copies from and into at full speed, where the backend's Go memory would
+// be staged through a bounce buffer first. The workers then write the
+// queries straight into that storage and read the hits from it.
+type BatchStorage interface {
+	// Reserve sets b.Queries, b.Dst, b.Fwd and b.Bwd to n elements each
+	// (their contents need not be kept), in storage that stays valid
+	// until the next Reserve or until the backend is closed. It returns
+	// false when it has no storage for n rays, leaving the four slices
+	// nil or as the backend last set them: the backend then uses storage
+	// of its own for that step.
+	Reserve(b *RayBatch, n int) bool
+}
+
 // ErrTraceHere, wrapped by a Tracer's error, asks the backend to trace
 // the batch itself rather than fail the step: a device that ran out of
 // memory, or whose driver failed, then slows a step down instead of

@@ -21,20 +21,26 @@ import (
 // backend the device's part too) and, for the GPU, the batch
 // (narrow.DetectTimes.Batch: the queries copied into one batch and the
 // device's part) and the device's part: copying the queries up, the
-// kernel, copying the hits back.
+// kernel, copying the hits back. Backend gpu-pageable is the GPU backend
+// with its batches in Go memory rather than page-locked memory (as before
+// it had cpubackend.BatchStorage): a baseline in the same process.
 func BenchmarkStep(b *testing.B) {
 	shapes := loadShapes(b)
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodPredictive} {
 		for _, trav := range []narrow.Traversal{narrow.TraversalBVH, narrow.TraversalBasic} {
 			p := narrow.Params{Method: m, Traversal: trav}
-			for _, backend := range []string{"cpu", "gpu"} {
+			for _, backend := range []string{"cpu", "gpu", "gpu-pageable"} {
 				b.Run(fmt.Sprintf("method=%v/trav=%v/backend=%s", m, trav, backend), func(b *testing.B) {
 					var be narrow.Backend
 					var gpu *Backend
-					if backend == "gpu" {
+					switch backend {
+					case "gpu":
 						gpu = openGPU(b, p)
 						be = gpu
-					} else {
+					case "gpu-pageable":
+						gpu = openGPU(b, p, withPageable())
+						be = gpu
+					default:
 						cpu, err := cpubackend.New(p)
 						if err != nil {
 							b.Fatal(err)
@@ -46,9 +52,12 @@ func BenchmarkStep(b *testing.B) {
 					frames := stepFrames(b, shapes, ids)
 					var res narrow.Result
 					ctx := context.Background()
-					warm := frames // warm-up: states, buffers, the device's arrays
-					if m == narrow.MethodStandard {
-						warm = frames[:2] // no state to build up
+					// Warm-up: states, buffers at their largest, the
+					// device's arrays; but a step of the CPU's basic
+					// traversal takes seconds.
+					warm := frames
+					if backend == "cpu" && trav == narrow.TraversalBasic {
+						warm = frames[:2]
 					}
 					for _, pairs := range warm {
 						if err := be.Detect(ctx, pairs, &res); err != nil {
@@ -109,3 +118,7 @@ func stepFrames(b *testing.B, shapes []*narrow.Shape, ids []narrow.ShapeID) [][]
 	}
 	return benchFrames.frames
 }
+
+// withPageable keeps the GPU backend's batches in Go memory (see
+// tracer.Reserve).
+func withPageable() Option { return func(c *config) { c.pageable = true } }

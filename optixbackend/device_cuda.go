@@ -80,6 +80,18 @@ func (dev *device) trace(shapes []int32, useBVH bool, queries []narrow.RayQuery,
 	return times, nil
 }
 
+// hostAlloc returns n bytes of page-locked host memory (irt_host_alloc).
+func (dev *device) hostAlloc(n int) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	if C.irt_host_alloc(dev.d, C.size_t(n), &p, &dev.err[0], C.size_t(len(dev.err))) != 0 {
+		return nil, errors.New(C.GoString(&dev.err[0]))
+	}
+	return p, nil
+}
+
+// hostFree releases memory from hostAlloc.
+func (dev *device) hostFree(p unsafe.Pointer) { C.irt_host_free(dev.d, p) }
+
 // close releases the device.
 func (dev *device) close() {
 	if dev.d != nil {

@@ -4,6 +4,7 @@ package optixbackend
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -18,4 +19,6 @@ func (*device) setShapes([]narrow.Primitive, []narrow.BVHNode) error { return er
 func (*device) trace([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) (Times, error) {
 	return Times{}, errNoCgo
 }
-func (*device) close() {}
+func (*device) hostAlloc(int) (unsafe.Pointer, error) { return nil, errNoCgo }
+func (*device) hostFree(unsafe.Pointer)               {}
+func (*device) close()                                {}

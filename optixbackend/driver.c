@@ -19,6 +19,7 @@ typedef void *CUstream;
 typedef unsigned long long CUdeviceptr;
 
 enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
+enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
 
 struct api {
     CUresult (*Init)(unsigned);
@@ -34,6 +35,8 @@ struct api {
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
     CUresult (*MemAlloc)(CUdeviceptr *, size_t);
     CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemHostAlloc)(void **, size_t, unsigned);
+    CUresult (*MemFreeHost)(void *);
     CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -99,6 +102,8 @@ static int load(irt_dev *d, char *err, size_t errlen) {
         SYM(ModuleGetFunction, "cuModuleGetFunction");
         SYM(MemAlloc, "cuMemAlloc_v2");
         SYM(MemFree, "cuMemFree_v2");
+        SYM(MemHostAlloc, "cuMemHostAlloc");
+        SYM(MemFreeHost, "cuMemFreeHost");
         SYM(MemcpyHtoD, "cuMemcpyHtoD_v2");
         SYM(MemcpyDtoH, "cuMemcpyDtoH_v2");
         SYM(LaunchKernel, "cuLaunchKernel");
@@ -264,6 +269,26 @@ int irt_trace(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void
         fail(d, r, what, err, errlen);
     }
     return r;
+}
+
+int irt_host_alloc(irt_dev *d, size_t n, void **p, char *err, size_t errlen) {
+    *p = NULL;
+    CUresult r = d->f.CtxSetCurrent(d->ctx);
+    if (r == 0) {
+        r = d->f.MemHostAlloc(p, n, CU_MEMHOSTALLOC_PORTABLE);
+    }
+    if (r != 0) {
+        *p = NULL;
+        fail(d, r, "allocating page-locked host memory", err, errlen);
+    }
+    return r;
+}
+
+void irt_host_free(irt_dev *d, void *p) {
+    if (p != NULL) {
+        d->f.CtxSetCurrent(d->ctx);
+        d->f.MemFreeHost(p);
+    }
 }
 
 void irt_close(irt_dev *d) {

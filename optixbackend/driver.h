@@ -41,6 +41,15 @@ int irt_trace(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void
               const int *dst, int n, double baryLo, double baryHi, void *fwd, void *bwd,
               irt_times *times, char *err, size_t errlen);
 
+// irt_host_alloc sets *p to n bytes of page-locked host memory, mapped
+// as such for every context (portable), which the device copies from and
+// into at full speed. 0 on success, else a CUDA error code with err
+// written.
+int irt_host_alloc(irt_dev *d, size_t n, void **p, char *err, size_t errlen);
+
+// irt_host_free releases memory from irt_host_alloc.
+void irt_host_free(irt_dev *d, void *p);
+
 // irt_close frees the device buffers and releases the context. The driver
 // library stays loaded: unloading it under its own threads is unsafe, and
 // a later irt_open finds it there.

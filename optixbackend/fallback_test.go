@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"unsafe"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -27,16 +28,25 @@ func (d *lostDevice) trace([]int32, bool, []narrow.RayQuery, []int32, []narrow.H
 	return Times{}, errLost
 }
 
+func (d *lostDevice) hostAlloc(int) (unsafe.Pointer, error) {
+	d.calls++
+	return nil, errLost
+}
+
+func (d *lostDevice) hostFree(unsafe.Pointer) { panic("lostDevice.hostFree: it never allocated") }
+
 func (d *lostDevice) close() { d.closed++ }
 
 // TestDeviceFailureFallsBack checks that a device that fails every call
 // slows the backend down but does not stop it: each step's rays are
 // traced on the CPU's workers, every Result is the CPU backend's, the
-// failures are counted, and Close releases the device once.
+// failures are counted, and Close releases the device once. Its
+// page-locked memory is refused too: the batches stay in Go memory.
 func TestDeviceFailureFallsBack(t *testing.T) {
 	shapes := loadShapes(t)
 	dev := &lostDevice{}
-	c := config{cpu: []cpubackend.Option{cpubackend.WithLogger(slog.New(slog.DiscardHandler))}}
+	var c config
+	WithLogger(slog.New(slog.DiscardHandler))(&c)
 	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "lost", &c)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +68,9 @@ func TestDeviceFailureFallsBack(t *testing.T) {
 	}
 	if steps == 0 || gpu.DeviceFailures() == 0 || gpu.DeviceFailures() > steps || dev.calls < gpu.DeviceFailures() {
 		t.Fatalf("%d steps with standard rays, %d device failures, %d device calls", steps, gpu.DeviceFailures(), dev.calls)
+	}
+	if !gpu.tr.noStage {
+		t.Error("the lost device's page-locked memory is in use")
 	}
 	if err := gpu.Close(); err != nil || dev.closed != 1 {
 		t.Fatalf("Close: %v, device closed %d times", err, dev.closed)
@@ -138,7 +151,8 @@ func TestSeveralDevices(t *testing.T) {
 		if lost {
 			rds[1] = &lostDevice{}
 		}
-		c := config{cpu: []cpubackend.Option{cpubackend.WithLogger(slog.New(slog.DiscardHandler))}}
+		var c config
+		WithLogger(slog.New(slog.DiscardHandler))(&c)
 		gpu, err := newOn(narrow.Params{}, rds, "three", &c)
 		if err != nil {
 			t.Fatal(err)
@@ -183,6 +197,9 @@ func TestSeveralDevices(t *testing.T) {
 			t.Errorf("lost %v: %d device failures", lost, gpu.DeviceFailures())
 		}
 	}
+	if d := devs[0]; d.rays == 0 || d.staged != d.rays || len(d.live) != 0 {
+		t.Errorf("device 0 traced %d queries, %d of them from the staging memory; %d allocations left after Close", d.rays, d.staged, len(d.live))
+	}
 	for i, d := range devs {
 		runs := 2 // device 1 sat out the second run
 		if i == 1 {
@@ -191,5 +208,43 @@ func TestSeveralDevices(t *testing.T) {
 		if d.rays == 0 || d.closed != runs {
 			t.Errorf("device %d: %d rays traced, closed %d times, want %d", i, d.rays, d.closed, runs)
 		}
+	}
+}
+
+// TestPageableSteadyState checks the backend whose batches stay in Go
+// memory (no page-locked memory, or withPageable): it keeps reusing that
+// memory, so a steady-state step allocates nothing, and its Results are
+// the CPU backend's.
+func TestPageableSteadyState(t *testing.T) {
+	shapes := loadShapes(t)
+	dev := openHost(t)
+	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", &config{pageable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	cpu, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	ids := register(t, gpu, shapes)
+	register(t, cpu, shapes)
+	frames := scripted(shapes, ids, 60, 6, 4)
+	var want, got narrow.Result
+	for range 3 { // warm-up: every buffer at its size
+		for k, pairs := range frames {
+			stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
+		}
+	}
+	k := 0
+	allocs := testing.AllocsPerRun(12, func() {
+		if err := gpu.Detect(context.Background(), frames[k%len(frames)], &got); err != nil {
+			panic(err)
+		}
+		k++
+	})
+	if allocs != 0 || dev.rays == 0 || dev.allocs != 0 || dev.staged != 0 {
+		t.Errorf("%v allocations per steady-state step; %d queries traced, %d from page-locked memory (%d allocations)", allocs, dev.rays, dev.staged, dev.allocs)
 	}
 }

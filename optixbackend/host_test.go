@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/optixbackend/internal/hostkernel"
@@ -20,6 +21,11 @@ type hostDevice struct {
 	nodes  []narrow.BVHNode
 	rays   int // queries traced
 	closed int
+
+	// Its stand-in for page-locked memory (C memory), by address.
+	live   map[uintptr]int // the allocations not freed yet: their sizes
+	allocs int             // allocations made
+	staged int             // queries traced from a live allocation
 }
 
 func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error {
@@ -30,7 +36,34 @@ func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode)
 func (h *hostDevice) trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error) {
 	hostkernel.Trace(h.prims, h.nodes, shapes, useBVH, queries, dst, baryLo, baryHi, fwd, bwd)
 	h.rays += len(dst)
+	q := uintptr(unsafe.Pointer(&queries[0]))
+	for p, n := range h.live {
+		if q >= p && q < p+uintptr(n) {
+			h.staged += len(dst)
+		}
+	}
 	return Times{}, nil
+}
+
+func (h *hostDevice) hostAlloc(n int) (unsafe.Pointer, error) {
+	p := hostkernel.Alloc(n)
+	if p == nil {
+		return nil, fmt.Errorf("no %d bytes", n)
+	}
+	if h.live == nil {
+		h.live = make(map[uintptr]int)
+	}
+	h.live[uintptr(p)] = n
+	h.allocs++
+	return p, nil
+}
+
+func (h *hostDevice) hostFree(p unsafe.Pointer) {
+	if _, ok := h.live[uintptr(p)]; !ok {
+		panic(fmt.Sprintf("hostFree(%p): not allocated, or freed twice", p))
+	}
+	delete(h.live, uintptr(p))
+	hostkernel.Free(p)
 }
 
 func (h *hostDevice) close() { h.closed++ }

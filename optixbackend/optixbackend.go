@@ -6,7 +6,9 @@
 // nodes, uploaded once); with narrow.TraversalBasic it tests every
 // primitive (their §4.2). Culling, iterative walks (Algorithms 1-2),
 // predictions, contacts and manifolds stay on the CPU's workers (see
-// cpubackend.Tracer).
+// cpubackend.Tracer). The workers write each step's queries straight
+// into page-locked host memory that the backend lends them
+// (cpubackend.BatchStorage), which the device copies at the bus's speed.
 //
 // The kernel rounds as Go does (no fused multiply-adds; see kernels.cu),
 // so the backend's output equals the CPU backend's bit for bit, for any
@@ -50,6 +52,8 @@ type Option func(*config)
 type config struct {
 	ordinals []int
 	cpu      []cpubackend.Option
+	log      *slog.Logger
+	pageable bool // batches in Go memory (tests' baseline; see tracer.Reserve)
 }
 
 // WithDevice selects the CUDA device by ordinal (default 0).
@@ -71,7 +75,7 @@ func WithWorkers(n int) Option {
 
 // WithLogger routes the backend's logs (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.cpu = append(c.cpu, cpubackend.WithLogger(l)) }
+	return func(c *config) { c.log, c.cpu = l, append(c.cpu, cpubackend.WithLogger(l)) }
 }
 
 // Backend is the GPU narrow phase. It implements narrow.Backend and
@@ -125,7 +129,12 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 // newOn returns a backend that traces on devs (New's devices, or fakes in
 // tests), and closes them if it cannot.
 func newOn(p narrow.Params, devs []rayDevice, name string, c *config) (*Backend, error) {
-	tr := newTracer(devs, p.Traversal == narrow.TraversalBVH)
+	log := c.log
+	if log == nil {
+		log = slog.Default()
+	}
+	tr := newTracer(devs, p.Traversal == narrow.TraversalBVH, log)
+	tr.pageable = c.pageable
 	cpu, err := cpubackend.New(p, append(c.cpu, cpubackend.WithTracer(tr))...)
 	if err != nil {
 		tr.close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -227,7 +228,7 @@ func TestTraceMatchesTraceQuery(t *testing.T) {
 // source compiled for the host (package hostkernel): the check of
 // TestTraceMatchesTraceQuery on machines without a GPU.
 func TestHostKernelMatchesTraceQuery(t *testing.T) {
-	checkTrace(t, newTracer([]rayDevice{openHost(t)}, true), queryBatch(t), "the host")
+	checkTrace(t, newTracer([]rayDevice{openHost(t)}, true, slog.Default()), queryBatch(t), "the host")
 }
 
 // scripted returns steps × n pairs of the shapes: pair i follows motion
@@ -338,17 +339,28 @@ func TestBackendMatchesCPU(t *testing.T) {
 // TestHostKernelBackendMatchesCPU is TestBackendMatchesCPU with the
 // kernel's source compiled for the host (package hostkernel) in place of
 // the device, on 100 pairs over 12 steps: the whole backend but the
-// driver, checked on machines without a GPU.
+// driver, checked on machines without a GPU. The batches live in the
+// host device's stand-in for page-locked memory (C memory, outside Go's
+// heap), as they do on a device.
 func TestHostKernelBackendMatchesCPU(t *testing.T) {
 	openHost(t) // skips without the host kernel
 	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend {
 		// Three workers here, GOMAXPROCS for the CPU backend: the
 		// output does not depend on the number.
-		be, err := newOn(p, []rayDevice{openHost(t)}, "the host", &config{cpu: []cpubackend.Option{cpubackend.WithWorkers(3)}})
+		dev := openHost(t)
+		be, err := newOn(p, []rayDevice{dev}, "the host", &config{cpu: []cpubackend.Option{cpubackend.WithWorkers(3)}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { be.Close() })
+		t.Cleanup(func() {
+			be.Close()
+			// Every batch went through the staging memory, which
+			// Close gave back.
+			if dev.rays == 0 || dev.staged != dev.rays || dev.allocs == 0 || len(dev.live) != 0 {
+				t.Errorf("%d queries traced, %d of them from the staging memory; %d allocations, %d left after Close",
+					dev.rays, dev.staged, dev.allocs, len(dev.live))
+			}
+		})
 		return be
 	}, 100, 12)
 }

@@ -3,9 +3,11 @@ package optixbackend
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
@@ -23,13 +25,18 @@ type Times struct {
 type rayDevice interface {
 	setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error
 	trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error)
+	// hostAlloc returns n bytes of host memory, aligned to 16 bytes,
+	// that every device copies from and into at full speed (page-locked
+	// and mapped for all of them); hostFree releases it.
+	hostAlloc(n int) (unsafe.Pointer, error)
+	hostFree(p unsafe.Pointer)
 	close()
 }
 
 // span is where a shape lies in the device's arrays.
 type span struct{ prim, nprims, node, nnodes int32 }
 
-// tracer is the cpubackend.Tracer that runs irtcd_trace on one device or
+// tracer is the cpubackend.Tracer (and cpubackend.BatchStorage) that runs irtcd_trace on one device or
 // several. Each shape a batch names is uploaded once to every device (its
 // primitives and hierarchy are immutable); a shape released by
 // UnregisterShape is dropped and the arrays compacted at the next batch.
@@ -56,6 +63,15 @@ type tracer struct {
 	rays    int         // of the last batch
 	failed  int         // batches the devices failed
 	minPart int         // minPart, or less in tests
+	log     *slog.Logger
+
+	// The batches' storage (BatchStorage), in the first device's
+	// page-locked host memory: room for stageCap rays, carved into the
+	// queries, forward hits, backward hits and shape indices.
+	pageable bool // keep the batches in Go memory (a baseline for benchmarks)
+	stage    unsafe.Pointer
+	stageCap int
+	noStage  bool // an allocation failed: batches stay in Go memory
 }
 
 // part is one device's range of a batch.
@@ -72,8 +88,8 @@ type part struct {
 // microseconds).
 const minPart = 8192
 
-func newTracer(devs []rayDevice, useBVH bool) *tracer {
-	t := &tracer{devs: devs, useBVH: useBVH, spans: make(map[*narrow.Shape]span), stale: make([]bool, len(devs)), minPart: minPart}
+func newTracer(devs []rayDevice, useBVH bool, log *slog.Logger) *tracer {
+	t := &tracer{devs: devs, useBVH: useBVH, spans: make(map[*narrow.Shape]span), stale: make([]bool, len(devs)), minPart: minPart, log: log}
 	if len(devs) > 1 {
 		t.done = make(chan part, len(devs))
 		t.work = make([]chan part, len(devs))
@@ -168,6 +184,57 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 	return nil
 }
 
+// rayBytes is one ray's share of the batch's storage: its query (72
+// bytes), its forward and backward hits (16 each) and its shape's index.
+const rayBytes = int(unsafe.Sizeof(narrow.RayQuery{}) + 2*unsafe.Sizeof(narrow.Hit{}) + unsafe.Sizeof(int32(0)))
+
+// minStage is the fewest rays the batch's storage holds.
+const minStage = 4096
+
+// Reserve puts the batch in page-locked host memory
+// (cpubackend.BatchStorage): copied from pageable memory, a batch
+// crosses to the device at a fraction of the bus's speed, staged by the
+// driver through buffers of its own. The storage grows to twice the
+// largest batch yet, so a steady state allocates nothing, and page-locking
+// (slow: the kernel pins every page) comes rarely. When the device cannot give page-locked memory (or with pageable set), the
+// batches stay in the backend's Go memory: slower, with the same output.
+func (t *tracer) Reserve(b *cpubackend.RayBatch, n int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pageable || t.noStage || len(t.devs) == 0 {
+		return false // b's slices are the backend's own, or nil
+	}
+	if n > t.stageCap {
+		// b's slices may point into the storage about to be freed.
+		b.Queries, b.Dst, b.Fwd, b.Bwd = nil, nil, nil, nil
+		t.freeStage()
+		c := max(minStage, 2*n)
+		p, err := t.devs[0].hostAlloc(c * rayBytes)
+		if err != nil {
+			t.noStage = true
+			t.log.Warn("irtcd: no page-locked host memory for the GPU's batches; they stay in Go memory (slower copies)", "rays", c, "err", err)
+			return false
+		}
+		t.stage, t.stageCap = p, c
+	}
+	// Carved in the order of their alignment needs: 72, 16, 16 and 4
+	// bytes a ray, so every part starts on a multiple of 8.
+	c := t.stageCap
+	q := unsafe.Slice((*narrow.RayQuery)(t.stage), c)
+	fwd := unsafe.Slice((*narrow.Hit)(unsafe.Add(t.stage, c*int(unsafe.Sizeof(narrow.RayQuery{})))), 2*c)
+	dst := unsafe.Slice((*int32)(unsafe.Add(unsafe.Pointer(&fwd[0]), 2*c*int(unsafe.Sizeof(narrow.Hit{})))), c)
+	b.Queries, b.Fwd, b.Bwd, b.Dst = q[:n:n], fwd[:n:n], fwd[c:c+n:c+n], dst[:n:n]
+	return true
+}
+
+// freeStage releases the batches' storage.
+func (t *tracer) freeStage() {
+	if t.stage != nil {
+		t.devs[0].hostFree(t.stage)
+		t.stage, t.stageCap = nil, 0
+	}
+}
+
 // fail counts a device failure and returns the error that hands the
 // batch back to the CPU backend.
 func (t *tracer) fail(err error) error {
@@ -218,6 +285,7 @@ func (t *tracer) close() {
 			t.work[d] = nil
 		}
 	}
+	t.freeStage()
 	for _, dev := range t.devs {
 		dev.close()
 	}

@@ -9,6 +9,7 @@ package hostkernel
 
 /*
 #cgo CXXFLAGS: -O2 -std=c++14
+#include <stdlib.h>
 #include "hostkernel.h"
 */
 import "C"
@@ -53,3 +54,17 @@ func Trace(prims []narrow.Primitive, nodes []narrow.BVHNode, shapes []int32, use
 		unsafe.Pointer(&queries[0]), (*C.int)(unsafe.Pointer(&dst[0])), C.int(len(dst)),
 		C.double(baryLo), C.double(baryHi), unsafe.Pointer(&fwd[0]), unsafe.Pointer(&bwd[0]))
 }
+
+// Alloc returns n bytes of C memory, aligned to 16 bytes, outside Go's
+// heap as a device's page-locked host memory is: the tests' stand-in for
+// it. Free releases it.
+func Alloc(n int) unsafe.Pointer {
+	var p unsafe.Pointer
+	if C.posix_memalign(&p, 16, C.size_t(n)) != 0 {
+		return nil
+	}
+	return p
+}
+
+// Free releases memory from Alloc.
+func Free(p unsafe.Pointer) { C.free(p) }

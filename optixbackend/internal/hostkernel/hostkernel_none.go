@@ -2,7 +2,11 @@
 
 package hostkernel
 
-import "github.com/irtcd/irtcd/narrow"
+import (
+	"unsafe"
+
+	"github.com/irtcd/irtcd/narrow"
+)
 
 // Available reports whether this build has the host kernel: not without
 // cgo.
@@ -11,3 +15,9 @@ const Available = false
 // Trace does nothing in a build without cgo (see Available).
 func Trace([]narrow.Primitive, []narrow.BVHNode, []int32, bool, []narrow.RayQuery, []int32, float64, float64, []narrow.Hit, []narrow.Hit) {
 }
+
+// Alloc returns nil in a build without cgo (see Available).
+func Alloc(int) unsafe.Pointer { return nil }
+
+// Free does nothing in a build without cgo (see Available).
+func Free(unsafe.Pointer) {}
