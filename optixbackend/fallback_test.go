@@ -83,19 +83,10 @@ func TestDeviceFailureFallsBack(t *testing.T) {
 // other ID keep the CPU backend's results, and that releasing an unknown
 // ID fails as the CPU backend's does.
 func TestUnregisterSharedShape(t *testing.T) {
-	dev := openHost(t)
 	shapes := loadShapes(t)
-	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", &config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gpu.Close()
-	cpu, err := cpubackend.New(narrow.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	gpu, cpu := hostAndCPU(t, openHost(t), &config{})
 	bunny := shapes[0]
+	var err error
 	var ids [2]narrow.ShapeID
 	for k := range ids {
 		for _, be := range []narrow.Backend{gpu, cpu} {
@@ -178,14 +169,7 @@ func TestSeveralDevices(t *testing.T) {
 					}
 				}
 			}
-			k := 0
-			allocs := testing.AllocsPerRun(12, func() {
-				if err := gpu.Detect(ctx, frames[k%len(frames)], &got); err != nil {
-					panic(err)
-				}
-				k++
-			})
-			if allocs != 0 {
+			if allocs := steadyAllocs(gpu, frames); allocs != 0 {
 				t.Errorf("%v allocations per steady-state step on three devices", allocs)
 			}
 		}
@@ -218,16 +202,7 @@ func TestSeveralDevices(t *testing.T) {
 func TestPageableSteadyState(t *testing.T) {
 	shapes := loadShapes(t)
 	dev := openHost(t)
-	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", &config{pageable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gpu.Close()
-	cpu, err := cpubackend.New(narrow.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	gpu, cpu := hostAndCPU(t, dev, &config{pageable: true})
 	ids := register(t, gpu, shapes)
 	register(t, cpu, shapes)
 	frames := scripted(shapes, ids, 60, 6, 4)
@@ -237,14 +212,38 @@ func TestPageableSteadyState(t *testing.T) {
 			stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
 		}
 	}
+	allocs := steadyAllocs(gpu, frames)
+	if allocs != 0 || dev.rays == 0 || dev.allocs != 0 || dev.staged != 0 {
+		t.Errorf("%v allocations per steady-state step; %d queries traced, %d from page-locked memory (%d allocations)", allocs, dev.rays, dev.staged, dev.allocs)
+	}
+}
+
+// hostAndCPU returns a GPU backend on dev with the default parameters and
+// a CPU backend beside it, both closed when the test ends.
+func hostAndCPU(t *testing.T, dev rayDevice, c *config) (*Backend, *cpubackend.Backend) {
+	t.Helper()
+	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gpu.Close() })
+	cpu, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cpu.Close() })
+	return gpu, cpu
+}
+
+// steadyAllocs returns the allocations per step of gpu over the frames,
+// which it has already run (its buffers at their sizes).
+func steadyAllocs(gpu *Backend, frames [][]narrow.Pair) float64 {
+	var res narrow.Result
 	k := 0
-	allocs := testing.AllocsPerRun(12, func() {
-		if err := gpu.Detect(context.Background(), frames[k%len(frames)], &got); err != nil {
+	return testing.AllocsPerRun(12, func() {
+		if err := gpu.Detect(context.Background(), frames[k%len(frames)], &res); err != nil {
 			panic(err)
 		}
 		k++
 	})
-	if allocs != 0 || dev.rays == 0 || dev.allocs != 0 || dev.staged != 0 {
-		t.Errorf("%v allocations per steady-state step; %d queries traced, %d from page-locked memory (%d allocations)", allocs, dev.rays, dev.staged, dev.allocs)
-	}
 }
