@@ -1291,6 +1291,21 @@ func (b *Backend) doFill(k, _ int) {
 // merge gathers job j's work items in order, reduces its manifolds and
 // commits its temporal state. It runs only once every work item has
 // finished without a cancellation, so the step can no longer fail.
+// buried appends the contacts of a standard step that found none, where
+// a body is buried in the other (reprojection.AppendBuried), and reports
+// whether there are some. Only a direction that cast rays can have them:
+// a vertex inside the other body is never culled, and without one the
+// fallback has nothing to add.
+func (j *job) buried(cast [2]bool) bool {
+	n := len(j.contacts)
+	for d := range j.dirs {
+		if cast[d] {
+			j.contacts = reprojection.AppendBuried(j.contacts, &j.dirs[d])
+		}
+	}
+	return len(j.contacts) > n
+}
+
 func (b *Backend) merge(j *job, w int) {
 	if j.err != nil {
 		return
@@ -1338,6 +1353,7 @@ func (b *Backend) merge(j *job, w int) {
 			}
 		}
 	}
+	buried := !j.iterative && len(j.contacts) == start && j.buried(cast)
 	if j.res.EdgeAngle > 0 {
 		b.edgeContacts(j, w)
 	}
@@ -1360,6 +1376,12 @@ func (b *Backend) merge(j *job, w int) {
 			quiet[d] = !cast[d] && !j.dirs[d].Cull.Empty() && !j.failed[d]
 		}
 		j.st.SetStandard(&j.rel, quiet)
+		if buried {
+			// Its contacts are no rays to follow: the next step is a
+			// standard one again, and the next after that, until rays
+			// find the body.
+			j.st.Valid = false
+		}
 	case j.clearStep:
 		j.st.SetClear(&j.rel, j.clear)
 	}

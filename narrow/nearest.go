@@ -2,6 +2,13 @@ package narrow
 
 import "math"
 
+// Outside reports whether the point x of s's frame lies certainly outside
+// s, by a lookup in its grid of lower bounds of the distance to the
+// surface: in a cell that lies wholly outside. False says nothing: x may
+// lie inside or outside (Nearest decides). It is a cheap filter before
+// Nearest's side test.
+func (s *Shape) Outside(x [3]float64) bool { return s.grid.outside(x[0], x[1], x[2]) }
+
 // Nearest returns the point c of s's surface nearest to x (both in s's
 // frame), its distance and the primitive it lies on, and whether x lies
 // inside s. Ties go to the lower primitive index, so the answer does not

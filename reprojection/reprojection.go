@@ -57,6 +57,53 @@ func Fill(c *narrow.Contact, mode narrow.Response, dir *narrow.Direction, v int3
 	return true
 }
 
+// AppendBuried appends to dst the contacts of dir.Src's vertices that lie
+// inside dir.Dst, each its own minimum translational distance (Depth its
+// distance to dir.Dst's surface, Dir from it to the nearest surface point,
+// Prim the primitive that point lies on, as Fill gives a contact that only
+// Reach keeps), in vertex order, provided the centre of dir.Src's
+// bounding box lies inside dir.Dst (Shape.Nearest's side test, beyond the
+// surface tolerance). Otherwise it appends nothing.
+//
+// It is the backends' fallback for a pair whose standard step finds no
+// contact at all although the bodies overlap: a thin body driven wholly
+// into another in one step. Every ray of its vertices then leaves its own
+// body before it meets the other's surface (Hermann's own-body rule), and
+// the standard algorithm of the papers returns nothing; the body's centre
+// lies inside the other, and its vertices are pushed out the shortest
+// way. It costs a point-in-box test, and when the centre is in the other's
+// box, a lookup in its outside grid (Shape.Outside) and, unless that
+// clears it, a nearest-point query; then a query per vertex that passes
+// dir's culling (Direction.InCull, conservative for the vertices inside
+// dir.Dst), so dir must be set up for a standard step (Setup, or SetCull
+// after SetPoses).
+func AppendBuried(dst []narrow.Contact, dir *narrow.Direction) []narrow.Contact {
+	b, db := dir.Src.Bounds(), dir.Dst.Bounds()
+	c := b.Center()
+	x := dir.SrcToDst.Apply([3]float64{c[0], c[1], c[2]})
+	if !db.Contains(x) || dir.Dst.Outside(x) {
+		return dst
+	}
+	if _, dist, _, inside := dir.Dst.Nearest(x); !inside || dist <= dir.Dst.TEps() {
+		return dst
+	}
+	var o, d [3]float64
+	for v := range int32(dir.Src.NumVertices()) {
+		if dir.Src.VertexNormal(int(v)) == (mgl64.Vec3{}) {
+			continue // on no primitive
+		}
+		if !dir.InCull(v) {
+			continue // not inside dir.Dst: InCull is conservative
+		}
+		dir.Ray(v, &o, &d)
+		dst = append(dst, narrow.Contact{})
+		if c := &dst[len(dst)-1]; !fillNearest(c, dir, v, &o) || c.Depth <= 0 {
+			dst = dst[:len(dst)-1]
+		}
+	}
+	return dst
+}
+
 // fillNearest writes the contact of vertex v of dir.Src, at o in dir.Dst's
 // frame, from the point of dir.Dst's surface nearest to it; false if the
 // vertex lies outside dir.Dst beyond the surface tolerance.

@@ -261,3 +261,58 @@ func mustMake(t *testing.T, mode narrow.Response, dir *narrow.Direction, v int32
 	}
 	return c
 }
+
+// TestAppendBuried checks the fallback for buried bodies on boxes, where
+// every distance is known: a small cube (side 0.2) in a unit-thick slab
+// [-2, 2] × [-1, 0] × [-2, 2], at poses that put its centre inside the
+// slab or not.
+func TestAppendBuried(t *testing.T) {
+	slab := box(t, mgl64.Vec3{-2, -1, -2}, mgl64.Vec3{2, 0, 2})
+	cube := box(t, mgl64.Vec3{-0.1, -0.1, -0.1}, mgl64.Vec3{0.1, 0.1, 0.1})
+	up := mgl64.Vec3{0, 1, 0}
+	for _, tc := range []struct {
+		name  string
+		at    mgl64.Vec3 // the cube's centre
+		n     int        // contacts
+		depth float64    // the deepest
+		dir   mgl64.Vec3 // every contact's
+	}{
+		// Its top 0.2 under the slab's top: every corner is pushed up,
+		// the lower four by 0.4.
+		{"under the top face", mgl64.Vec3{0.3, -0.3, 0.2}, 8, 0.4, up},
+		// Nearer the bottom face: pushed down.
+		{"near the bottom face", mgl64.Vec3{0.3, -0.75, 0.2}, 8, 0.35, up.Mul(-1)},
+		// Centre inside, its top poking out: only the four lower corners.
+		{"poking out", mgl64.Vec3{0.3, -0.05, 0.2}, 4, 0.15, up},
+		// Centre above the slab: nothing, though the lower corners are in.
+		{"centre outside", mgl64.Vec3{0.3, 0.05, 0.2}, 0, 0, up},
+		// Far from the slab: nothing.
+		{"apart", mgl64.Vec3{0.3, 3, 0.2}, 0, 0, up},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d narrow.Direction
+			d.Setup(narrow.SideB, cube, slab, narrow.Pose{Pos: tc.at, Rot: mgl64.QuatIdent()}, narrow.Identity, 0.01)
+			got := reprojection.AppendBuried(nil, &d)
+			if len(got) != tc.n {
+				t.Fatalf("%d contacts, want %d: %+v", len(got), tc.n, got)
+			}
+			deepest := 0.0
+			for k, c := range got {
+				if k > 0 && c.Vertex <= got[k-1].Vertex {
+					t.Errorf("contacts out of vertex order: %d after %d", c.Vertex, got[k-1].Vertex)
+				}
+				if c.From != narrow.SideB || c.Dir.Sub(tc.dir).Len() > 1e-12 || c.Depth <= 0 {
+					t.Errorf("contact %+v: want one of the cube's, along %v", c, tc.dir)
+				}
+				// Depth·Dir brings the corner onto the slab's surface.
+				if y := c.P.Add(c.Dir.Mul(c.Depth))[1]; math.Abs(y) > 1e-12 && math.Abs(y+1) > 1e-12 {
+					t.Errorf("contact %+v: moved by its depth, the corner is at y = %g", c, y)
+				}
+				deepest = max(deepest, c.Depth)
+			}
+			if math.Abs(deepest-tc.depth) > 1e-12 {
+				t.Errorf("deepest contact %g, want %g", deepest, tc.depth)
+			}
+		})
+	}
+}

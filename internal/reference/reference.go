@@ -201,11 +201,36 @@ func Contacts(a, b *narrow.Shape, pa, pb narrow.Pose) []Contact {
 // ContactsReach is Contacts with an explicit reach (narrow.Params.Reach): a
 // hit from inside that the ray meets after leaving its own shape still
 // counts when it lies within reach. reach = 0 is Hermann's rule unchanged.
+// A pair without a contact gets the backends' fallback for a buried body
+// (reprojection.AppendBuried; see appendBuried).
 func ContactsReach(a, b *narrow.Shape, pa, pb narrow.Pose, reach float64) []Contact {
 	wa, wb := place(a, pa), place(b, pb)
 	var out []Contact
 	out = appendDir(out, narrow.SideA, &wa, &wb, reach)
 	out = appendDir(out, narrow.SideB, &wb, &wa, reach)
+	// The fallback runs where the fast path finds no contact: surely so
+	// if the rays' contacts here are all borderline (the fast path may
+	// have found some), and then its contacts are borderline too.
+	certain, border := false, false
+	for _, c := range out {
+		certain, border = certain || !c.Borderline, border || c.Borderline
+	}
+	if !certain {
+		n := len(out)
+		var buried []Contact
+		buried = appendBuried(buried, narrow.SideA, &wa, &wb, pa, pb)
+		buried = appendBuried(buried, narrow.SideB, &wb, &wa, pb, pa)
+	next:
+		for _, c := range buried {
+			for _, o := range out[:n] {
+				if o.From == c.From && o.Vertex == c.Vertex {
+					continue next // borderline already
+				}
+			}
+			c.Borderline = c.Borderline || border
+			out = append(out, c)
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].From != out[j].From {
 			return out[i].From < out[j].From
@@ -339,6 +364,51 @@ func appendDir(out []Contact, from narrow.Side, src, dst *world, reach float64) 
 			From: from, Vertex: v, Prim: best, T: bestT, P: o, RayDir: d, Normal: bestN,
 			Depth: max(bestT*cos, 0), Borderline: border || occluded,
 		})
+	}
+	return out
+}
+
+// appendBuried is the backends' fallback for a pair whose standard rays
+// found no contact (reprojection.AppendBuried), by brute force: when the
+// centre of src's bounding box lies inside dst (in dst's box, its
+// winding number over one half, farther than dst's surface tolerance from
+// its surface), every vertex of src inside dst is a contact at its
+// distance to dst's surface, towards the nearest surface point (dst's
+// face normal within the tolerance). ps and pd are the poses of src and
+// dst.
+func appendBuried(out []Contact, from narrow.Side, src, dst *world, ps, pd narrow.Pose) []Contact {
+	scale := max(dst.s.Size(), src.s.Size(), 1e-300)
+	tol := tolBorder * scale
+	c := ps.Rot.Rotate(src.s.Bounds().Center()).Add(ps.Pos)
+	local := pd.Rot.Conjugate().Rotate(c.Sub(pd.Pos))
+	db := dst.s.Bounds()
+	for k := range 3 {
+		if local[k] < db.Min[k] || local[k] > db.Max[k] {
+			return out
+		}
+	}
+	_, dist, _, _ := dst.nearest(c, tol)
+	if dst.winding(c) <= 0.5 || dist <= dst.s.TEps() {
+		return out
+	}
+	border := dist-dst.s.TEps() < tol
+	for v := range src.verts {
+		if src.s.VertexNormal(v) == (mgl64.Vec3{}) {
+			continue
+		}
+		o := src.verts[v]
+		q, dist, prim, tie := dst.nearest(o, tol)
+		if dst.winding(o) <= 0.5 {
+			if dist < tol {
+				out = append(out, Contact{From: from, Vertex: v, Prim: prim, P: o, Normal: dst.normal(prim), Borderline: true})
+			}
+			continue
+		}
+		n := dst.normal(prim)
+		if dist > dst.s.TEps() {
+			n = q.Sub(o).Mul(1 / dist)
+		}
+		out = append(out, Contact{From: from, Vertex: v, Prim: prim, P: o, Normal: n, Depth: dist, Borderline: border || tie || dist < tol})
 	}
 	return out
 }

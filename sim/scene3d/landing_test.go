@@ -147,10 +147,11 @@ func papersDetection(resp narrow.Response) rigid.Config {
 // 13 m/s, 0.21 m deep at its first step unless something stops it, in
 // BenchmarkLanding's 20 orientations: with rigid.DefaultConfig
 // (speculative contacts) and with continuous collision detection instead,
-// it ends on the ground, less than 2 cm deep, every time. With the
-// papers' detection alone a torus driven wholly into the ground has every
-// ray occluded by its own body (docs/DESIGN.md, "Known limits"); the test
-// logs how often it falls through.
+// it ends on the ground, less than 2 cm deep, every time; and so it does
+// with the papers' detection alone, with either response. There a torus
+// driven wholly into the ground has every ray occluded by its own body,
+// and before the backends' fallback for buried bodies
+// (reprojection.AppendBuried) it fell through in 1 of the 20.
 func TestThinTorusLanding(t *testing.T) {
 	dir, ground := landingGround(t)
 	torus, err := scene3d.LoadMesh(dir, scene3d.MeshTorus, 0.6)
@@ -159,19 +160,18 @@ func TestThinTorusLanding(t *testing.T) {
 	}
 	ccd := papersDetection(narrow.ResponseMTD)
 	ccd.CCDMotion = 0.05
-	fell := 0
 	for i, q := range landingTurns() {
 		for _, c := range []struct {
 			name string
 			cfg  rigid.Config
-		}{{"defaults", rigid.DefaultConfig()}, {"CCD", ccd}} {
+		}{
+			{"defaults", rigid.DefaultConfig()}, {"CCD", ccd},
+			{"papers' detection", papersDetection(narrow.ResponseMTD)},
+			{"papers' detection, raw rays", papersDetection(narrow.ResponseRay)},
+		} {
 			if _, _, _, end := land(t, c.cfg, ground, torus, q, 0.207); !(end < 0.02) {
 				t.Errorf("%s, orientation %d: the torus ends %.3f m deep", c.name, i, end)
 			}
 		}
-		if _, _, _, end := land(t, papersDetection(narrow.ResponseMTD), ground, torus, q, 0.207); end > 0.5 {
-			fell++
-		}
 	}
-	t.Logf("with the papers' detection alone, the torus fell through the ground in %d of 20 orientations", fell)
 }
