@@ -1288,9 +1288,6 @@ func (b *Backend) doFill(k, _ int) {
 	}
 }
 
-// merge gathers job j's work items in order, reduces its manifolds and
-// commits its temporal state. It runs only once every work item has
-// finished without a cancellation, so the step can no longer fail.
 // buried appends the contacts of a standard step that found none, where
 // a body is buried in the other (reprojection.AppendBuried), and reports
 // whether there are some. Only a direction that cast rays can have them:
@@ -1306,6 +1303,9 @@ func (j *job) buried(cast [2]bool) bool {
 	return len(j.contacts) > n
 }
 
+// merge gathers job j's work items in order, reduces its manifolds and
+// commits its temporal state. It runs only once every work item has
+// finished without a cancellation, so the step can no longer fail.
 func (b *Backend) merge(j *job, w int) {
 	if j.err != nil {
 		return
