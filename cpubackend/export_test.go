@@ -9,3 +9,21 @@ func WithoutClearPath() Option { return func(b *Backend) { b.noClear = true } }
 // contacts instead of testing the pairs of edges a pair keeps (see
 // Backend.edgeContacts). Tests check that it changes no result.
 func WithAllEdges() Option { return func(b *Backend) { b.allEdges = true } }
+
+// SetWakeAll makes every step wake every helper at its first phase of
+// more than one item (true) or only those it needs (false, the default),
+// and returns the previous setting.
+func SetWakeAll(all bool) bool {
+	old := wakeAll
+	wakeAll = all
+	return old
+}
+
+// LastItems returns the vertices and rays of the last step's work items
+// (Σ hi-lo over its tasks) and how many tasks there were.
+func (b *Backend) LastItems() (items, tasks int) {
+	for i := range b.tasks {
+		items += int(b.tasks[i].hi - b.tasks[i].lo)
+	}
+	return items, len(b.tasks)
+}

@@ -20,10 +20,16 @@ import (
 // its solver, they are parked, and a step of single-item phases (a few
 // pairs) never wakes them. The second worker now runs half of the items,
 // and two workers take 0.67× the time of one.
+//
+// A session need not wake every helper: size is how many a session that a
+// phase opens wakes, and grow wakes more within one (see
+// Backend.prepHelpers).
 type pool struct {
 	wake  []chan struct{} // one per helper; a token starts a session
 	fn    func(i, w int)
 	count int64
+	size  int           // helpers that a session opened by run wakes
+	want  int           // helpers 1..want were woken for the open session
 	next  atomic.Int64  // the next item of the current phase
 	gen   atomic.Uint64 // odd while a phase is open to helpers
 	busy  atomic.Int32  // helpers that may be reading the phase
@@ -32,7 +38,7 @@ type pool struct {
 }
 
 func newPool(workers int) *pool {
-	p := &pool{}
+	p := &pool{size: workers - 1}
 	for w := 1; w < workers; w++ {
 		c := make(chan struct{}, 1)
 		p.wake = append(p.wake, c)
@@ -88,18 +94,36 @@ func (p *pool) drain(w int) {
 	}
 }
 
-// begin opens a session: the helpers stop parking until end. A session
-// spans the phases of a step.
-func (p *pool) begin() {
-	if len(p.wake) == 0 {
+// begin opens a session with every helper: they stop parking until end.
+// A session spans the phases of a step.
+func (p *pool) begin() { p.grow(len(p.wake)) }
+
+// grow makes sure that helpers 1..n (at most all) are woken for the
+// session, which it opens if none is open.
+func (p *pool) grow(n int) {
+	n = min(n, len(p.wake))
+	if n <= 0 {
 		return
 	}
-	p.open.Store(true)
-	for _, c := range p.wake {
-		select {
-		case c <- struct{}{}:
-		default: // a token is already waiting
-		}
+	if !p.open.Load() {
+		p.want = 0
+		p.open.Store(true)
+	}
+	old := p.want
+	if n <= old {
+		return
+	}
+	p.want = n
+	for h := old + 1; h <= n; h++ {
+		p.signal(h)
+	}
+}
+
+// signal hands helper h (1-based) a token unless one is already waiting.
+func (p *pool) signal(h int) {
+	select {
+	case p.wake[h-1] <- struct{}{}:
+	default:
 	}
 }
 
@@ -107,11 +131,11 @@ func (p *pool) begin() {
 func (p *pool) end() { p.open.Store(false) }
 
 // run calls fn(i, worker) for i in [0, count) and returns when all are
-// done. With more than one item it opens a session if none is open (see
-// begin): the caller must end it.
+// done. With more than one item it opens a session of size helpers if
+// none is open (see begin): the caller must end it.
 func (p *pool) run(count int, fn func(i, w int)) {
 	if count > 1 && !p.open.Load() {
-		p.begin()
+		p.grow(p.size)
 	}
 	p.fn, p.count = fn, int64(count)
 	p.next.Store(0)

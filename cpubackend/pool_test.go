@@ -1,10 +1,15 @@
 package cpubackend
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
 )
 
 // TestPool checks that every item of every phase runs exactly once, on a
@@ -57,13 +62,78 @@ func TestPoolParks(t *testing.T) {
 	for round := 0; round < 10; round++ {
 		p.run(100, func(i, w int) { work(1000) })
 		p.end()
+		waitParked(t, p)
+	}
+}
+
+// waitParked fails t unless every helper of p parks within 5 s.
+func waitParked(t *testing.T, p *pool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for p.awake.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d helpers still awake 5 s after the session ended", p.awake.Load())
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// TestPoolGrow checks that a session wakes only the helpers it wants:
+// size for one that a phase opens, more after grow, every one woken, none
+// beyond.
+func TestPoolGrow(t *testing.T) {
+	p := newPool(9) // 8 helpers
+	defer p.close()
+	waitAwake := func(n int) {
+		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
-		for p.awake.Load() != 0 {
+		for p.awake.Load() < int32(n) {
 			if time.Now().After(deadline) {
-				t.Fatalf("round %d: %d helpers still awake 5 s after the session ended", round, p.awake.Load())
+				t.Fatalf("%d helpers awake 5 s after %d were woken", p.awake.Load(), n)
 			}
 			time.Sleep(100 * time.Microsecond)
 		}
+	}
+	var top atomic.Int32 // the highest worker index that ran an item
+	fn := func(i, w int) {
+		for {
+			m := top.Load()
+			if int32(w) <= m || top.CompareAndSwap(m, int32(w)) {
+				break
+			}
+		}
+		work(100)
+	}
+	p.size = 2
+	p.run(2000, fn)
+	waitAwake(2)
+	p.run(2000, fn)
+	if m := top.Load(); m > 2 {
+		t.Fatalf("worker %d ran an item in a session of 2 helpers", m)
+	}
+	if n := p.awake.Load(); n != 2 {
+		t.Fatalf("%d helpers awake in a session of 2", n)
+	}
+	p.grow(7)
+	waitAwake(7)
+	for range 20 {
+		p.run(2000, fn)
+	}
+	if m := top.Load(); m > 7 {
+		t.Fatalf("worker %d ran an item in a session grown to 7 helpers", m)
+	}
+	if n := p.awake.Load(); n != 7 {
+		t.Fatalf("%d helpers awake in a session grown to 7", n)
+	}
+	p.end()
+	waitParked(t, p)
+	// A session of no helper runs on the caller alone.
+	p.size = 0
+	top.Store(0)
+	p.run(100, fn)
+	p.end()
+	if m := top.Load(); m != 0 {
+		t.Fatalf("worker %d ran an item in a session of no helper", m)
 	}
 }
 
@@ -111,5 +181,56 @@ func BenchmarkPool(b *testing.B) {
 			b.ReportMetric(float64(helped.Load())/float64(16*b.N), "helped")
 			b.ReportMetric(float64(never.Load()), "never")
 		})
+	}
+}
+
+// TestStepHelpers checks how many helpers a step wakes (prepHelpers,
+// workHelpers): none for a step of one work item, one per work item
+// beyond the first for a small step, every one for a large step.
+func TestStepHelpers(t *testing.T) {
+	b, err := New(narrow.Params{Method: narrow.MethodStandard}, WithWorkers(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cube, err := narrow.NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := b.RegisterShape(cube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(n int, gap float64) []narrow.Pair {
+		ps := make([]narrow.Pair, n)
+		for i := range ps {
+			x := 10 * float64(i)
+			ps[i] = narrow.Pair{ID: uint64(i), A: id, B: id,
+				PoseA: narrow.Pose{Pos: mgl64.Vec3{x, 0, 0}, Rot: mgl64.QuatIdent()},
+				PoseB: narrow.Pose{Pos: mgl64.Vec3{x, 2 + gap, 0}, Rot: mgl64.QuatIdent()}}
+		}
+		return ps
+	}
+	var res narrow.Result
+	for _, tc := range []struct {
+		name  string
+		pairs []narrow.Pair
+		tasks int // the work items expected
+		want  int // the helpers expected
+	}{
+		{"one pair, apart", batch(1, 5), 0, 0},
+		{"one pair, touching", batch(1, -0.1), 2, 1},
+		{"three pairs", batch(3, -0.1), 6, 5},
+		{"300 pairs", batch(300, -0.1), 600, 7},
+	} {
+		if err := b.Detect(context.Background(), tc.pairs, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Stats.Contacts == 0 && tc.tasks > 0 {
+			t.Fatalf("%s: no contact", tc.name)
+		}
+		if len(b.tasks) != tc.tasks || b.pool.want != tc.want {
+			t.Errorf("%s: %d work items and %d helpers woken, want %d and %d", tc.name, len(b.tasks), b.pool.want, tc.tasks, tc.want)
+		}
 	}
 }
