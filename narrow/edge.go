@@ -146,15 +146,25 @@ func (s *Shape) buildEdges() {
 			}
 			sharp = max(sharp, edges[i].Angle)
 		}
-		s.edgeBlocks = append(s.edgeBlocks, edgeBlockData{box: b, sharp: sharp})
+		c := b.Center()
+		r := 0.0
+		for i := lo; i < min(lo+edgeBlock, len(edges)); i++ {
+			for _, p := range s.edgeSeg[i] {
+				r = max(r, len3(sub3(p, c)))
+			}
+		}
+		s.edgeBlocks = append(s.edgeBlocks, edgeBlockData{box: b, sharp: sharp, centre: c, radius: r})
 	}
 }
 
 // edgeBlockData bounds a block of edgeBlock consecutive edges: their box,
-// and the largest bend among them.
+// the largest bend among them, and a ball holding them (the box's centre,
+// and the largest distance of an end from it).
 type edgeBlockData struct {
-	box   AABB
-	sharp float64
+	box    AABB
+	sharp  float64
+	centre [3]float64
+	radius float64
 }
 
 // EdgeScratch holds the buffers of Direction.AppendEdgeContacts. Keep one
@@ -331,8 +341,14 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 	// them there too cost more than the mapped edges it spared).
 	back := d.SrcToDst.Inverse()
 	bothSrc := both.Transformed(&back).Grow(tol)
-	for b, blk := range src.edgeBlocks {
+	for b := range src.edgeBlocks {
+		blk := &src.edgeBlocks[b]
 		if blk.sharp <= angle || !blk.box.meets(&bothSrc) {
+			continue
+		}
+		// The block's ball in Dst's frame: in the region, and not clear
+		// of Dst by more than the gap.
+		if c := d.SrcToDst.Apply(blk.centre); !both.meetsBall(c, blk.radius+ballSlack(c, blk.radius)) || dsh.grid.clearBall(c, blk.radius+gap) {
 			continue
 		}
 		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(src.edges)); i++ {
@@ -497,6 +513,37 @@ func (g *outsideGrid) clearSegment(p, q [3]float64, margin float64) bool {
 		}
 	}
 	return false
+}
+
+// clearBall reports whether c lies outside the shape farther than r from
+// its surface, by the bound of c's cell less a rounding allowance. Then,
+// the distance to the surface being 1-Lipschitz, every point within ρ ≤ r
+// of c lies outside, farther than r − ρ. It is false for a nil grid and
+// off the grid.
+func (g *outsideGrid) clearBall(c [3]float64, r float64) bool {
+	if g == nil {
+		return false
+	}
+	k, ok := g.cell(c[0], c[1], c[2])
+	round := 1e-9 * (g.h + math.Abs(c[0]) + math.Abs(c[1]) + math.Abs(c[2]) + r)
+	return ok && float64(k)*g.h/gridQuant-round > r
+}
+
+// ballSlack is a rounding allowance for a ball of centre c and radius r
+// mapped to another frame.
+func ballSlack(c [3]float64, r float64) float64 {
+	return 1e-9 * (math.Abs(c[0]) + math.Abs(c[1]) + math.Abs(c[2]) + r)
+}
+
+// meetsBall reports whether the ball of centre c and radius r meets b.
+func (b *AABB) meetsBall(c [3]float64, r float64) bool {
+	d2 := 0.0
+	for k := range 3 {
+		if e := max(b.Min[k]-c[k], c[k]-b.Max[k], 0); e > 0 {
+			d2 += e * e
+		}
+	}
+	return d2 <= r*r
 }
 
 // meetsSegment reports whether the segment from p to q meets b.

@@ -427,3 +427,64 @@ func TestEdgePairsFollowMotion(t *testing.T) {
 		t.Errorf("%d contacts compared, %d misses beyond the margin: the test tests little", checked, missedFar)
 	}
 }
+
+// TestEdgeBlockBalls checks the bounds selectEdges skips blocks of edges
+// by: every end of a block's edges lies within its ball; clearBall, where
+// it holds, leaves every point within ρ ≤ r of the centre outside the
+// shape and farther than r − ρ from its surface (the exact distance,
+// surfaceDistance); and meetsBall agrees with the distance from the
+// centre to the box.
+func TestEdgeBlockBalls(t *testing.T) {
+	shapes := edgeShapes(t)
+	rng := rand.New(rand.NewPCG(3, 31))
+	for _, name := range []string{"bunny", "teddy", "duck", "torus", "box", "bar"} {
+		s := shapes[name]
+		for b, blk := range s.edgeBlocks {
+			for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(s.edges)); i++ {
+				for _, p := range s.edgeSeg[i] {
+					if d := len3(sub3(p, blk.centre)); d > blk.radius {
+						t.Fatalf("%s block %d: edge %d's end %v at %v from the centre, radius %v", name, b, i, p, d, blk.radius)
+					}
+				}
+			}
+		}
+		g := s.grid
+		if g == nil {
+			continue
+		}
+		cleared := 0
+		for range 400 {
+			var c [3]float64
+			for a := range 3 {
+				c[a] = g.lo[a] + rng.Float64()*g.fn[a]*g.h
+			}
+			r := rng.Float64() * 0.3 * s.size
+			if !g.clearBall(c, r) {
+				continue
+			}
+			cleared++
+			for range 20 {
+				rho := r * rng.Float64()
+				x := add3(c, scale3([3]float64(randVec(rng, false).Normalize()), rho))
+				if dist, inside := surfaceDistance(s, x); inside || dist <= r-rho-1e-9*s.size {
+					t.Fatalf("%s: ball at %v of radius %v cleared, but %v at %v from its centre is at %v from the surface (inside %v)", name, c, r, x, rho, dist, inside)
+				}
+			}
+		}
+		if cleared < 20 {
+			t.Errorf("%s: %d of 400 balls cleared: the check tests little", name, cleared)
+		}
+	}
+	box := AABB{Min: mgl64.Vec3{-1, -2, -3}, Max: mgl64.Vec3{1, 2, 3}}
+	for range 2000 {
+		c := [3]float64(randVec(rng, false).Mul(6))
+		r := 3 * rng.Float64()
+		q := [3]float64{}
+		for a := range 3 {
+			q[a] = max(box.Min[a], min(box.Max[a], c[a]))
+		}
+		if d := len3(sub3(q, c)); box.meetsBall(c, r) != (d <= r) {
+			t.Fatalf("ball at %v of radius %v, %v from the box: meetsBall %v", c, r, d, box.meetsBall(c, r))
+		}
+	}
+}
