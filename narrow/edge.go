@@ -370,7 +370,8 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 	if len(sc.src) == 0 {
 		return false
 	}
-	for b, blk := range dsh.edgeBlocks {
+	for b := range dsh.edgeBlocks {
+		blk := &dsh.edgeBlocks[b]
 		if blk.sharp <= angle || !blk.box.meets(&both) {
 			continue
 		}
