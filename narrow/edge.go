@@ -309,9 +309,16 @@ func (d *Direction) AppendEdgePairContacts(dst []Contact, pairs []EdgePair, maxD
 			e.n0 = d.SrcToDst.ApplyDir(src.fnorm[se.Faces[0]])
 			e.n1 = d.SrcToDst.ApplyDir(src.fnorm[se.Faces[1]])
 		}
-		seg, fe := &dsh.edgeSeg[p.Dst], &dsh.edges[p.Dst]
+		seg := &dsh.edgeSeg[p.Dst]
+		sn, tn, den, ok := linesMeetInside(&e.p0, &e.p1, &seg[0], &seg[1])
+		if !ok {
+			continue // edgeCross's first test, before f is built
+		}
+		fe := &dsh.edges[p.Dst]
 		f = edgeCand{p0: seg[0], p1: seg[1], n0: dsh.fnorm[fe.Faces[0]], n1: dsh.fnorm[fe.Faces[1]], i: p.Dst}
-		dst = d.appendEdgeContact(dst, &e, &f, maxDepth, maxGap, trav)
+		if q, n, depth, ok := edgeCrossAt(&e, &f, sn, tn, den, maxDepth, maxGap); ok {
+			dst = d.appendClearContact(dst, &e, &f, q, n, depth, trav)
+		}
 	}
 	return dst
 }
@@ -401,6 +408,12 @@ func (d *Direction) appendEdgeContact(dst []Contact, e, f *edgeCand, maxDepth, m
 	if !ok {
 		return dst
 	}
+	return d.appendClearContact(dst, e, f, p, n, depth, trav)
+}
+
+// appendClearContact appends the contact of edges e and f that edgeCross
+// found (P, n, depth) unless a surface lies between P and Q.
+func (d *Direction) appendClearContact(dst []Contact, e, f *edgeCand, p, n [3]float64, depth float64, trav Traversal) []Contact {
 	src, dsh := d.Src, d.Dst
 	tol := max(src.tEps, dsh.tEps)
 	// Between Q and P, along −n, no surface of Dst: P inside Dst (a
@@ -598,24 +611,39 @@ func (b *AABB) segmentRange(p, q [3]float64) (t0, t1 float64, ok bool) {
 	return t0, t1, true
 }
 
+// linesMeetInside is edgeCross's first test: the closest points of the
+// lines of segments e0e1 and f0f1 lie strictly inside both, their
+// parameters being sn/den on e and tn/den on f (den = |e × f|² > 0, not
+// parallel: the faces' own contacts hold parallel edges). Most pairs'
+// closest points lie off one of the segments, so the divisions wait.
+func linesMeetInside(e0, e1, f0, f1 *[3]float64) (sn, tn, den float64, ok bool) {
+	da, db := sub3(*e1, *e0), sub3(*f1, *f0)
+	r := sub3(*e0, *f0)
+	a, b, c := dot3(da, da), dot3(da, db), dot3(da, r)
+	ee, ff := dot3(db, db), dot3(db, r)
+	den = a*ee - b*b // |da × db|²
+	if den <= 1e-12*a*ee {
+		return 0, 0, 0, false
+	}
+	sn, tn = b*ff-c*ee, a*ff-b*c
+	return sn, tn, den, sn > 0 && sn < den && tn > 0 && tn < den
+}
+
 // edgeCross is the edge-on-edge test of AppendEdgeContacts for source edge
 // e and destination edge f (both in Dst's frame) without the rays: it
 // returns the point P on e, the unit direction n out of Dst and the depth.
 func edgeCross(e, f *edgeCand, maxDepth, maxGap float64) (p, n [3]float64, depth float64, ok bool) {
-	da, db := sub3(e.p1, e.p0), sub3(f.p1, f.p0)
-	r := sub3(e.p0, f.p0)
-	a, b, c := dot3(da, da), dot3(da, db), dot3(da, r)
-	ee, ff := dot3(db, db), dot3(db, r)
-	den := a*ee - b*b // |da × db|²
-	if den <= 1e-12*a*ee {
-		return p, n, 0, false // parallel: the faces' own contacts hold them
-	}
-	// s and t below, without the divisions first: most pairs' closest
-	// points lie off one of the segments.
-	sn, tn := b*ff-c*ee, a*ff-b*c
-	if !(sn > 0 && sn < den && tn > 0 && tn < den) {
+	sn, tn, den, ok := linesMeetInside(&e.p0, &e.p1, &f.p0, &f.p1)
+	if !ok {
 		return p, n, 0, false
 	}
+	return edgeCrossAt(e, f, sn, tn, den, maxDepth, maxGap)
+}
+
+// edgeCrossAt is edgeCross past its first test, whose results it is
+// given.
+func edgeCrossAt(e, f *edgeCand, sn, tn, den, maxDepth, maxGap float64) (p, n [3]float64, depth float64, ok bool) {
+	da, db := sub3(e.p1, e.p0), sub3(f.p1, f.p0)
 	s, t := sn/den, tn/den
 	if !(s > 0 && s < 1 && t > 0 && t < 1) {
 		return p, n, 0, false
