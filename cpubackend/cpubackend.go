@@ -106,6 +106,7 @@ type Backend struct {
 	batch     RayBatch                // with a tracer: the step's standard rays
 	slots     map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
 	noClear   bool                    // no clear path (tests: it must change no result)
+	wakeAll   bool                    // wake every helper at a step's first phase of more than one item (benchmarks: the way before prepHelpers)
 	allEdges  bool                    // search all edges at every step (tests: keeping pairs of edges must change no result)
 	ctx       context.Context
 	stop      atomic.Bool
@@ -430,20 +431,15 @@ func (b *Backend) LastDetectTimes() narrow.DetectTimes {
 	return b.times
 }
 
-// wakeAll wakes every helper at a step's first phase of more than one
-// item, as the backend did before it counted what a step needs
-// (benchmarks compare the two; results are the same).
-var wakeAll = false
-
 // prepHelpers returns how many helpers the per-pair passes of a step of n
 // pairs wake (prepare; see pool.grow): one per block of pairs beyond the
 // first, since a block is one item of those passes. A step of a few
 // hundred pairs thus leaves most helpers parked through its short
 // per-pair passes, where helpers that find no item only compete for the
-// phase's counters; on 16 cores (BENCHMARKS, "Multi-core") that made
-// such steps 7 to 21 % faster.
+// phase's counters; on 16 cores (BENCHMARKS, "Multi-core") steps of 204
+// and 424 pairs took 6 and 9 % less time than with every helper woken.
 func (b *Backend) prepHelpers(n int) int {
-	if wakeAll {
+	if b.wakeAll {
 		return b.workers - 1
 	}
 	return min(b.workers-1, (n-1)/pairBlock)

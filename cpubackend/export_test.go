@@ -10,14 +10,11 @@ func WithoutClearPath() Option { return func(b *Backend) { b.noClear = true } }
 // Backend.edgeContacts). Tests check that it changes no result.
 func WithAllEdges() Option { return func(b *Backend) { b.allEdges = true } }
 
-// SetWakeAll makes every step wake every helper at its first phase of
-// more than one item (true) or only those it needs (false, the default),
-// and returns the previous setting.
-func SetWakeAll(all bool) bool {
-	old := wakeAll
-	wakeAll = all
-	return old
-}
+// WithWakeAll makes every step wake every helper at its first phase of
+// more than one item, as the backend did before it counted what a step
+// needs (prepHelpers, workHelpers). Benchmarks compare the two; results
+// are the same.
+func WithWakeAll() Option { return func(b *Backend) { b.wakeAll = true } }
 
 // LastItems returns the vertices and rays of the last step's work items
 // (Σ hi-lo over its tasks) and how many tasks there were.

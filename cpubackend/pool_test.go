@@ -233,4 +233,19 @@ func TestStepHelpers(t *testing.T) {
 			t.Errorf("%s: %d work items and %d helpers woken, want %d and %d", tc.name, len(b.tasks), b.pool.want, tc.tasks, tc.want)
 		}
 	}
+	// WithWakeAll, the benchmarks' baseline, wakes every helper.
+	all, err := New(narrow.Params{Method: narrow.MethodStandard}, WithWorkers(8), WithWakeAll())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close()
+	if _, err := all.RegisterShape(cube); err != nil {
+		t.Fatal(err)
+	}
+	if err := all.Detect(context.Background(), batch(1, -0.1), &res); err != nil {
+		t.Fatal(err)
+	}
+	if all.pool.want != 7 {
+		t.Errorf("WithWakeAll: %d helpers woken for one pair, want 7", all.pool.want)
+	}
 }

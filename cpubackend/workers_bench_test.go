@@ -78,12 +78,15 @@ func BenchmarkWorkers(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer cpubackend.SetWakeAll(cpubackend.SetWakeAll(v.wake == "all"))
 				var total time.Duration
 				pairs, items, tasks, timed := 0, 0, 0, 0
 				var res narrow.Result
 				for i := 0; i < b.N; i++ {
-					be, err := cpubackend.New(narrow.Params{}, cpubackend.WithWorkers(v.workers))
+					opts := []cpubackend.Option{cpubackend.WithWorkers(v.workers)}
+					if v.wake == "all" {
+						opts = append(opts, cpubackend.WithWakeAll())
+					}
+					be, err := cpubackend.New(narrow.Params{}, opts...)
 					if err != nil {
 						b.Fatal(err)
 					}
