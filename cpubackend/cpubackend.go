@@ -446,8 +446,13 @@ func (b *Backend) prepHelpers(n int) int {
 }
 
 // workHelpers returns how many helpers the step's work items wake: one
-// per work item beyond the caller's, up to every helper.
+// per work item beyond the caller's, up to every helper. With wakeAll it
+// wakes none: the session the first phase of more than one item opens
+// wakes every helper (pool.size), as before.
 func (b *Backend) workHelpers() int {
+	if b.wakeAll {
+		return 0
+	}
 	return min(b.workers-1, len(b.tasks)-1)
 }
 
