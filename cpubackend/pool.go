@@ -94,12 +94,9 @@ func (p *pool) drain(w int) {
 	}
 }
 
-// begin opens a session with every helper: they stop parking until end.
-// A session spans the phases of a step.
-func (p *pool) begin() { p.grow(len(p.wake)) }
-
 // grow makes sure that helpers 1..n (at most all) are woken for the
-// session, which it opens if none is open.
+// session, which it opens if none is open: the woken helpers stop parking
+// until end. A session spans the phases of a step.
 func (p *pool) grow(n int) {
 	n = min(n, len(p.wake))
 	if n <= 0 {
@@ -132,7 +129,7 @@ func (p *pool) end() { p.open.Store(false) }
 
 // run calls fn(i, worker) for i in [0, count) and returns when all are
 // done. With more than one item it opens a session of size helpers if
-// none is open (see begin): the caller must end it.
+// none is open (see grow): the caller must end it.
 func (p *pool) run(count int, fn func(i, w int)) {
 	if count > 1 && !p.open.Load() {
 		p.grow(p.size)

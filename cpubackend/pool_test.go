@@ -12,6 +12,10 @@ import (
 	"github.com/irtcd/irtcd/narrow"
 )
 
+// begin opens a session with every helper, as a step's first phase of
+// more than one item did before the backend counted what a step needs.
+func (p *pool) begin() { p.grow(len(p.wake)) }
+
 // TestPool checks that every item of every phase runs exactly once, on a
 // valid worker, in sessions opened by begin or by the first phase of more
 // than one item, with more workers than processors too.
