@@ -15,7 +15,7 @@ import (
 // per phase joined it late or not at all: in BenchmarkPool the second of
 // two workers ran 4 % of the items, and two workers were slower than one.
 // Helpers are therefore woken once per step, by its first phase of more
-// than one item (or begin), and spin between its phases, yielding the
+// than one item (or grow), and spin between its phases, yielding the
 // processor as they do, until end; between steps, while the engine runs
 // its solver, they are parked, and a step of single-item phases (a few
 // pairs) never wakes them. The second worker now runs half of the items,
