@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -143,5 +144,67 @@ func TestBatchResultIndex(t *testing.T) {
 				t.Errorf("%s: Result(%d) = %+v, want nil", st.name, id, r)
 			}
 		}
+	}
+}
+
+// TestBatchSteadyStateAllocs checks Batch's promise: once warm, a step
+// (Begin, Add of every pair, Run, Result of every pair) allocates
+// nothing. The pairs, a bunny against bunnies and boxes that slide back
+// and forth through it, take standard and iterative steps with contacts
+// and predictions in turn, on every worker of the CPU backend.
+func TestBatchSteadyStateAllocs(t *testing.T) {
+	bunny, err := narrow.LoadOBJ("../testdata/bunny.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	b := adapter.NewBatch(be)
+	others := []*narrow.Shape{bunny, box(t, 0.3), bunny, box(t, 0.1)}
+	ctx := context.Background()
+	step, contacts := 0, 0
+	run := func() {
+		b.Begin()
+		for k, s := range others {
+			// Each pair sweeps its own way through the bunny, a period
+			// of 40 steps, so that Eq. 2 sends some steps to the
+			// standard algorithm and keeps others iterative.
+			x := 0.1 * math.Sin(2*math.Pi*float64(step+10*k)/40)
+			pose := narrow.Pose{Pos: mgl64.Vec3{x, 0.1 * float64(k), 0.05}, Rot: mgl64.QuatRotate(0.3*float64(k), mgl64.Vec3{0, 0, 1})}
+			if err := b.Add(uint64(k+1), bunny, s, narrow.Identity, pose); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for k := range others {
+			r := b.Result(uint64(k + 1))
+			if r == nil || r.Err != nil {
+				t.Fatalf("step %d, pair %d: %+v", step, k+1, r)
+			}
+			contacts += len(r.Contacts)
+		}
+		step++
+	}
+	for range 80 { // two periods: every pose's buffers have grown
+		run()
+	}
+	var st narrow.Stats
+	allocs := testing.AllocsPerRun(80, func() {
+		run()
+		s := b.Stats()
+		st.Add(&s)
+	})
+	if allocs != 0 {
+		t.Errorf("a warm step allocates %.1f times, want 0", allocs)
+	}
+	t.Logf("80 steps: %d standard and %d iterative pairs, %d contacts, %d predictions", st.StandardPairs, st.IterativePairs, contacts, st.Predictions)
+	// The steps measured did the work the test is about.
+	if st.StandardPairs == 0 || st.IterativePairs == 0 || contacts == 0 {
+		t.Errorf("standard pairs %d, iterative pairs %d, contacts %d: want all > 0", st.StandardPairs, st.IterativePairs, contacts)
 	}
 }
