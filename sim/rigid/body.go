@@ -10,7 +10,8 @@ import (
 )
 
 // BodyID identifies a body of a World: bodies are numbered from 0 in the
-// order they are added, and IDs are never reused.
+// order they are added, and IDs are never reused, not even those of
+// removed bodies.
 type BodyID int32
 
 // BodyDef describes a body to add. NewBodyDef fills in the defaults.
@@ -48,7 +49,7 @@ func NewBodyDef(shape *narrow.Shape, pose narrow.Pose) BodyDef {
 
 // Body is one rigid body of a World. Read it through its methods; change it
 // through the World's setters. A *Body from World.Body stays valid until
-// the next AddBody.
+// the next AddBody or RemoveBody.
 type Body struct {
 	name   string
 	shape  *narrow.Shape
@@ -72,6 +73,7 @@ type Body struct {
 	iiw    mat3       // effective world inverse inertia
 	vp, wp mgl64.Vec3 // pseudo-velocities of the split impulse
 
+	removed   bool // World.RemoveBody: inert (static, out of the broad phase), its ID never reused
 	sleeping  bool
 	woken     bool    // woken during this step: immovable until it ends
 	stillTime float64 // time spent under the sleep thresholds

@@ -23,7 +23,9 @@
 //  2. Narrow phase: every pair goes into one adapter.Batch at the poses of
 //     the start of the step; Batch.Run is the step's only Detect call.
 //     Shapes are registered once (AddBody registers a shape the first time
-//     it sees it).
+//     it sees it; RemoveBody releases it when its last body goes). Body
+//     IDs are never reused, so a pair ID never names two pairs: a removed
+//     body's pairs leave the batch and their states are dropped.
 //  3. Waking: a pair with a contact between an awake body and a sleeping
 //     one wakes the sleeping body's island (every body that fell asleep
 //     with it). Woken bodies stay still, as if static, until the end of
@@ -112,7 +114,8 @@
 // Once its buffers have grown, a step allocates nothing. Bad input is
 // reported, never a panic: AddBody returns a *BodyError naming the body
 // (ErrNilShape, ErrNotMesh, ErrBadPose, ErrBadDensity, ErrBadMaterial,
-// ErrBadVelocity, ErrBadMass); Step returns ctx's error, a *PairError for
-// a pair the backend rejected (both leave the bodies untouched) or a
-// *BodyError wrapping ErrDiverged.
+// ErrBadVelocity, ErrBadMass); the setters and RemoveBody return one
+// wrapping ErrUnknownBody or ErrRemovedBody for an ID they cannot use;
+// Step returns ctx's error, a *PairError for a pair the backend rejected
+// (both leave the bodies untouched) or a *BodyError wrapping ErrDiverged.
 package rigid

@@ -31,6 +31,8 @@ var (
 	ErrStatic = errors.New("body is static")
 	// ErrUnknownBody: a BodyID that the world did not hand out.
 	ErrUnknownBody = errors.New("unknown body")
+	// ErrRemovedBody: a BodyID whose body was removed (World.RemoveBody).
+	ErrRemovedBody = errors.New("body removed")
 	// ErrDiverged: a body's position or velocity became NaN or infinite.
 	ErrDiverged = errors.New("simulation diverged")
 	// ErrBadConfig: a Config field out of range.

@@ -2,6 +2,7 @@ package rigid_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -590,4 +591,83 @@ func TestCCD(t *testing.T) {
 			t.Errorf("bounce height %.4f, want e²·h = %.4f, −10 … +20 %%", peak, e*e*h0)
 		}
 	})
+}
+
+// TestRemoveBody: a stack of three boxes comes to rest and falls asleep;
+// removing the middle box (the only one of its shape) wakes the box above,
+// which falls onto the bottom one and rests there; the removed body is in
+// no pair and no Instance, its ID fails every setter and is not reused,
+// and its shape is released from the narrow phase. Removing the ground
+// then wakes the resting boxes, which fall.
+func TestRemoveBody(t *testing.T) {
+	w, ground := newWorld(t, nil)
+	cube, thin := box(t, mgl64.Vec3{0.5, 0.5, 0.5}), box(t, mgl64.Vec3{0.5, 0.25, 0.5})
+	var ids [3]rigid.BodyID
+	for i, b := range []struct {
+		s *narrow.Shape
+		y float64
+	}{{cube, 0.5}, {thin, 1.25}, {cube, 2}} {
+		id, err := w.AddBody(rigid.NewBodyDef(b.s, at(0, b.y, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	run(t, w, 240)
+	for _, id := range ids {
+		if !w.Body(id).Sleeping() {
+			t.Fatalf("body %d awake after 4 s: the stack should rest", id)
+		}
+	}
+	shapes, n := w.Batch().Shapes(), w.NumBodies()
+	mid, top := ids[1], ids[2]
+	if err := w.RemoveBody(mid); err != nil {
+		t.Fatal(err)
+	}
+	if w.Body(mid) != nil || w.NumBodies() != n || w.Batch().Shapes() != shapes-1 {
+		t.Errorf("after RemoveBody: Body %v, %d bodies, %d shapes; want nil, %d, %d", w.Body(mid), w.NumBodies(), w.Batch().Shapes(), n, shapes-1)
+	}
+	if w.Body(top).Sleeping() {
+		t.Errorf("the box resting on the removed one is still asleep")
+	}
+	for name, err := range map[string]error{
+		"RemoveBody again": w.RemoveBody(mid),
+		"SetPose":          w.SetPose(mid, at(0, 5, 0)),
+		"SetVelocity":      w.SetVelocity(mid, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{}),
+	} {
+		var be *rigid.BodyError
+		if !errors.Is(err, rigid.ErrRemovedBody) || !errors.As(err, &be) || be.Body != mid {
+			t.Errorf("%s on a removed body: %v, want a *BodyError for body %d wrapping ErrRemovedBody", name, err, mid)
+		}
+	}
+	for _, in := range w.Instances(nil) {
+		if in.Body == mid {
+			t.Errorf("Instances lists the removed body")
+		}
+	}
+	for i := range 240 {
+		run(t, w, 1)
+		for _, p := range w.Pairs() {
+			if p.A == mid || p.B == mid {
+				t.Fatalf("step %d after the removal: pair %d names the removed body", i, p.ID)
+			}
+		}
+	}
+	if c := w.Body(top).CenterOfMass(); math.Abs(c[1]-1.5) > 0.02 || math.Hypot(c[0], c[2]) > 0.02 || !w.Body(top).Sleeping() {
+		t.Errorf("top box at %v, sleeping %v: want at rest on the bottom box, at (0, 1.5, 0)", c, w.Body(top).Sleeping())
+	}
+	id, err := w.AddBody(rigid.NewBodyDef(thin, at(5, 0.25, 0)))
+	if err != nil || id != rigid.BodyID(n) {
+		t.Errorf("AddBody after a removal: ID %d, %v; want %d (IDs are not reused)", id, err, n)
+	}
+
+	if err := w.RemoveBody(ground); err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 60)
+	for _, id := range []rigid.BodyID{ids[0], top} {
+		if b := w.Body(id); b.Sleeping() || b.CenterOfMass()[1] > -1 {
+			t.Errorf("body %d at %v, sleeping %v, a second after the ground was removed: want falling", id, b.CenterOfMass(), b.Sleeping())
+		}
+	}
 }

@@ -3,6 +3,7 @@ package rigid
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -166,21 +167,63 @@ func (w *World) AddBody(d BodyDef) (BodyID, error) {
 	return id, nil
 }
 
-// NumBodies returns the number of bodies.
-func (w *World) NumBodies() int { return len(w.bodies) }
-
-// Body returns body id, or nil for an unknown ID. The pointer stays valid
-// until the next AddBody.
-func (w *World) Body(id BodyID) *Body {
-	if id < 0 || int(id) >= len(w.bodies) {
-		return nil
+// RemoveBody removes body id from the world: from the next step on, no
+// pair names it and nothing moves it. Sleeping bodies whose boxes overlap
+// its box (AABB) wake up with their islands, so that nothing is left
+// resting on a body that is gone. Its ID is never reused: Body returns nil
+// for it, and the setters and a second RemoveBody fail with a *BodyError
+// wrapping ErrRemovedBody. Its shape is released from the narrow phase
+// (adapter.Batch.Release) once no other body of the world uses it. The
+// last step's Pairs, Results and ContactPoints may still name it.
+func (w *World) RemoveBody(id BodyID) error {
+	b, err := w.body(id)
+	if err != nil {
+		return err
 	}
-	return &w.bodies[id]
+	if w.closed {
+		return &BodyError{Body: id, Name: b.name, Err: ErrClosed}
+	}
+	box := b.aabb
+	for i := range w.bodies {
+		if o := &w.bodies[i]; o.sleeping && !o.aabb.Intersect(box).Empty() {
+			w.Wake(BodyID(i))
+		}
+	}
+	if !b.static {
+		w.dynamics--
+	}
+	*b = Body{name: b.name, shape: b.shape, static: true, removed: true, island: -1, pose: b.pose, rot: b.rot, com: b.com, aabb: b.aabb}
+	w.sapOrder = slices.DeleteFunc(w.sapOrder, func(i int32) bool { return i == int32(id) })
+	for i := range w.bodies {
+		if o := &w.bodies[i]; !o.removed && o.shape == b.shape {
+			return nil
+		}
+	}
+	if err := w.batch.Release(b.shape); err != nil {
+		return &BodyError{Body: id, Name: b.name, Err: err}
+	}
+	return nil
 }
 
+// NumBodies returns the number of bodies added, removed ones included:
+// IDs run from 0 to NumBodies()-1.
+func (w *World) NumBodies() int { return len(w.bodies) }
+
+// Body returns body id, or nil for an unknown ID or a removed body. The
+// pointer stays valid until the next AddBody or RemoveBody.
+func (w *World) Body(id BodyID) *Body {
+	b, _ := w.body(id)
+	return b
+}
+
+// body returns body id, or a *BodyError wrapping ErrUnknownBody or
+// ErrRemovedBody.
 func (w *World) body(id BodyID) (*Body, error) {
 	if id < 0 || int(id) >= len(w.bodies) {
 		return nil, &BodyError{Body: id, Err: ErrUnknownBody}
+	}
+	if b := &w.bodies[id]; b.removed {
+		return nil, &BodyError{Body: id, Name: b.name, Err: ErrRemovedBody}
 	}
 	return &w.bodies[id], nil
 }
@@ -223,11 +266,12 @@ func (w *World) SetVelocity(id BodyID, linear, angular mgl64.Vec3) error {
 }
 
 // Wake wakes body id and every body of the island it fell asleep with.
+// Unknown and removed bodies are ignored.
 func (w *World) Wake(id BodyID) {
-	if id < 0 || int(id) >= len(w.bodies) {
+	b := w.Body(id)
+	if b == nil {
 		return
 	}
-	b := &w.bodies[id]
 	if !b.sleeping {
 		b.stillTime = 0
 		return
@@ -269,10 +313,14 @@ type Instance struct {
 	Sleeping bool
 }
 
-// Instances appends every body, in ID order, to dst and returns it.
+// Instances appends every body but the removed ones, in ID order, to dst
+// and returns it.
 func (w *World) Instances(dst []Instance) []Instance {
 	for i := range w.bodies {
 		b := &w.bodies[i]
+		if b.removed {
+			continue
+		}
 		dst = append(dst, Instance{Body: BodyID(i), Shape: b.shape, Pose: b.pose, Static: b.static, Sleeping: b.sleeping})
 	}
 	return dst

@@ -349,6 +349,9 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 	m.MinHeight = math.Inf(1)
 	for _, id := range s.Setup.Bodies {
 		b := s.World.Body(id)
+		if b == nil {
+			continue // removed (rigid.World.RemoveBody)
+		}
 		m.MaxSpeed = math.Max(m.MaxSpeed, b.LinearVelocity().Len())
 		m.KineticEnergy += b.KineticEnergy()
 		m.MinHeight = math.Min(m.MinHeight, b.CenterOfMass()[1]-s.Setup.Floor)
@@ -454,11 +457,15 @@ func (s *Sim) compare(ctx context.Context, m *StepMetrics, pairs []refPair) erro
 	return nil
 }
 
-// States returns the dynamic bodies' states in creation order.
+// States returns the dynamic bodies' states in creation order (the zero
+// BodyState for a body removed from the world).
 func (s *Sim) States() []BodyState {
 	out := make([]BodyState, len(s.Setup.Bodies))
 	for i, id := range s.Setup.Bodies {
 		b := s.World.Body(id)
+		if b == nil {
+			continue
+		}
 		out[i] = BodyState{Pose: b.Pose(), Linear: b.LinearVelocity(), Angular: b.AngularVelocity(), Center: b.CenterOfMass(), Asleep: b.Sleeping()}
 	}
 	return out
