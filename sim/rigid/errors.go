@@ -24,10 +24,14 @@ var (
 	ErrBadPose = narrow.ErrBadPose
 	// ErrBadVelocity: a velocity is not finite.
 	ErrBadVelocity = errors.New("invalid velocity")
+	// ErrBadImpulse: an impulse or its point of application is not
+	// finite.
+	ErrBadImpulse = errors.New("invalid impulse")
 	// ErrBadMass: the shape's mass properties are unusable (e.g. a
 	// singular inertia tensor).
 	ErrBadMass = errors.New("invalid mass properties")
-	// ErrStatic: a velocity was set on a static body.
+	// ErrStatic: a velocity was set, or an impulse applied, on a static
+	// body.
 	ErrStatic = errors.New("body is static")
 	// ErrUnknownBody: a BodyID that the world did not hand out.
 	ErrUnknownBody = errors.New("unknown body")

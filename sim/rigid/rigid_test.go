@@ -671,3 +671,86 @@ func TestRemoveBody(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyImpulse: an impulse through the centre of mass changes only
+// the linear velocity, by j/m; one off the centre adds the angular
+// velocity I⁻¹·(r × j) (a cube: I = m·s²/6 about any axis); an impulse
+// wakes a sleeping body, which then moves; static bodies, bad vectors and
+// unknown IDs are refused with typed errors.
+func TestApplyImpulse(t *testing.T) {
+	w, ground := newWorld(t, func(c *rigid.Config) { c.Gravity = mgl64.Vec3{} })
+	const side, density = 1.0, 2.0
+	def := rigid.NewBodyDef(box(t, mgl64.Vec3{side / 2, side / 2, side / 2}), at(0, 5, 0))
+	def.Density = density
+	id, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := w.Body(id)
+	m := density * side * side * side
+	if math.Abs(b.Mass()-m) > 1e-9*m {
+		t.Fatalf("mass %v, want %v", b.Mass(), m)
+	}
+	near := func(got, want mgl64.Vec3) bool { return got.Sub(want).Len() <= 1e-9*(1+want.Len()) }
+
+	j := mgl64.Vec3{3, -1, 2}
+	if err := w.ApplyImpulse(id, j, b.CenterOfMass()); err != nil {
+		t.Fatal(err)
+	}
+	if v := b.LinearVelocity(); !near(v, j.Mul(1/m)) || b.AngularVelocity().Len() != 0 {
+		t.Errorf("impulse %v at the centre: v %v, ω %v; want %v, 0", j, v, b.AngularVelocity(), j.Mul(1/m))
+	}
+	v0 := b.LinearVelocity()
+	if err := w.ApplyImpulse(id, mgl64.Vec3{0, 0, 1}, b.CenterOfMass().Add(mgl64.Vec3{1, 0, 0})); err != nil {
+		t.Fatal(err)
+	}
+	inertia := m * side * side / 6
+	if v, om := b.LinearVelocity(), b.AngularVelocity(); !near(v, v0.Add(mgl64.Vec3{0, 0, 1 / m})) || !near(om, mgl64.Vec3{0, -1 / inertia, 0}) {
+		t.Errorf("impulse (0, 0, 1) 1 m off the centre along x: v %v, ω %v; want %v, (0, %v, 0)", v, om, v0.Add(mgl64.Vec3{0, 0, 1 / m}), -1/inertia)
+	}
+
+	// A body asleep on the ground wakes and moves.
+	w2, g2 := newWorld(t, nil)
+	rest, err := w2.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), at(0, 0.5, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, w2, 120)
+	rb := w2.Body(rest)
+	if !rb.Sleeping() {
+		t.Fatal("box on the ground still awake after 2 s")
+	}
+	y0 := rb.CenterOfMass()[1]
+	if err := w2.ApplyImpulse(rest, mgl64.Vec3{0, 5 * rb.Mass(), 0}, rb.CenterOfMass()); err != nil {
+		t.Fatal(err)
+	}
+	if rb.Sleeping() {
+		t.Errorf("an impulse left the body asleep")
+	}
+	run(t, w2, 10)
+	if y := rb.CenterOfMass()[1]; y < y0+0.5 {
+		t.Errorf("kicked up at 5 m/s, the box rose from %.3f to %.3f in 10 steps", y0, y)
+	}
+
+	nan := math.NaN()
+	v1, w1 := b.LinearVelocity(), b.AngularVelocity()
+	for _, c := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"static", w.ApplyImpulse(ground, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{}), rigid.ErrStatic},
+		{"NaN impulse", w.ApplyImpulse(id, mgl64.Vec3{nan, 0, 0}, mgl64.Vec3{}), rigid.ErrBadImpulse},
+		{"infinite point", w.ApplyImpulse(id, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{0, math.Inf(1), 0}), rigid.ErrBadImpulse},
+		{"unknown", w.ApplyImpulse(42, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{}), rigid.ErrUnknownBody},
+		{"static ground of the second world", w2.ApplyImpulse(g2, mgl64.Vec3{1, 0, 0}, mgl64.Vec3{}), rigid.ErrStatic},
+	} {
+		var be *rigid.BodyError
+		if !errors.Is(c.err, c.want) || !errors.As(c.err, &be) {
+			t.Errorf("%s: %v, want a *BodyError wrapping %v", c.name, c.err, c.want)
+		}
+	}
+	if b.LinearVelocity() != v1 || b.AngularVelocity() != w1 {
+		t.Errorf("refused impulses changed the body: v %v, ω %v; was %v, %v", b.LinearVelocity(), b.AngularVelocity(), v1, w1)
+	}
+}

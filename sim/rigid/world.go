@@ -265,6 +265,29 @@ func (w *World) SetVelocity(id BodyID, linear, angular mgl64.Vec3) error {
 	return nil
 }
 
+// ApplyImpulse applies the impulse j (N·s, world axes) at the world point p
+// to body id and wakes it: the velocity of its centre of mass changes by
+// j/m and its angular velocity by I⁻¹·((p − c) × j), I the world inertia
+// tensor about the centre of mass c. A force f acting for a step is the
+// impulse f·Dt.
+func (w *World) ApplyImpulse(id BodyID, j, p mgl64.Vec3) error {
+	b, err := w.body(id)
+	if err != nil {
+		return err
+	}
+	if b.static {
+		return &BodyError{Body: id, Name: b.name, Err: ErrStatic}
+	}
+	if !finiteVec(j) || !finiteVec(p) {
+		return &BodyError{Body: id, Name: b.name, Err: fmt.Errorf("%w: impulse %v at %v", ErrBadImpulse, j, p)}
+	}
+	iw := rotateSym(&b.rot, &b.invInertia)
+	b.v = b.v.Add(j.Mul(b.invMass))
+	b.w = b.w.Add(iw.mulVec(p.Sub(b.com).Cross(j)))
+	w.Wake(id)
+	return nil
+}
+
 // Wake wakes body id and every body of the island it fell asleep with.
 // Unknown and removed bodies are ignored.
 func (w *World) Wake(id BodyID) {
