@@ -30,6 +30,8 @@ var (
 	// ErrBadMass: the shape's mass properties are unusable (e.g. a
 	// singular inertia tensor).
 	ErrBadMass = errors.New("invalid mass properties")
+	// ErrBadRay: a ray cast's origin, direction or length is unusable.
+	ErrBadRay = errors.New("invalid ray")
 	// ErrStatic: a velocity was set, or an impulse applied, on a static
 	// body.
 	ErrStatic = errors.New("body is static")

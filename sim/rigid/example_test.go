@@ -54,3 +54,48 @@ func ExampleWorld() {
 	// Output:
 	// asleep within 10 s: true; lowest point within 1 cm of the ground: true
 }
+
+// A ray cast straight down onto a crate standing on the ground finds the
+// crate's top face; one that misses the crate finds the ground, and with
+// the ground filtered out, nothing.
+func ExampleWorld_RayCast() {
+	ground, err := narrow.NewBox(mgl64.Vec3{-10, -1, -10}, mgl64.Vec3{10, 0, 10})
+	if err != nil {
+		log.Fatal(err)
+	}
+	crate, err := narrow.NewBox(mgl64.Vec3{-0.5, 0, -0.5}, mgl64.Vec3{0.5, 1, 0.5})
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := rigid.NewWorld(rigid.DefaultConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close()
+	floor := rigid.NewBodyDef(ground, narrow.Identity)
+	floor.Static = true
+	g, err := w.AddBody(floor)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := w.AddBody(rigid.NewBodyDef(crate, narrow.Identity)); err != nil {
+		log.Fatal(err)
+	}
+	down := mgl64.Vec3{0, -1, 0}
+	for _, x := range []float64{0.2, 3} {
+		hit, ok, err := w.RayCast(mgl64.Vec3{x, 5, 0}, down, 100, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("from x = %v: hit %v, body %d at distance %.2f, normal %.0f\n", x, ok, hit.Body, hit.T, hit.Normal)
+	}
+	_, ok, err := w.RayCast(mgl64.Vec3{3, 5, 0}, down, 100, func(id rigid.BodyID) bool { return id != g })
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("without the ground:", ok)
+	// Output:
+	// from x = 0.2: hit true, body 1 at distance 4.00, normal [0 1 0]
+	// from x = 3: hit true, body 0 at distance 5.00, normal [0 1 0]
+	// without the ground: false
+}

@@ -1,0 +1,172 @@
+package rigid_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/rigid"
+)
+
+// bruteRay is the reference of RayCast: every triangle of every kept body
+// in world coordinates, Möller–Trumbore, the nearest t in [0, maxT], ties
+// to the lower body ID.
+func bruteRay(w *rigid.World, o, u mgl64.Vec3, maxT float64, keep func(rigid.BodyID) bool) (body rigid.BodyID, t float64, n mgl64.Vec3, ok bool) {
+	t = maxT
+	for id := rigid.BodyID(0); int(id) < w.NumBodies(); id++ {
+		b := w.Body(id)
+		if b == nil || keep != nil && !keep(id) {
+			continue
+		}
+		s, pose := b.Shape(), b.Pose()
+		world := func(v int32) mgl64.Vec3 { return pose.Rot.Rotate(s.Vertex(int(v))).Add(pose.Pos) }
+		for i := range s.NumPrims() {
+			tri := s.Prim(i)
+			v0, v1, v2 := world(tri[0]), world(tri[1]), world(tri[2])
+			e1, e2 := v1.Sub(v0), v2.Sub(v0)
+			p := u.Cross(e2)
+			det := e1.Dot(p)
+			if math.Abs(det) < 1e-15 {
+				continue
+			}
+			r := o.Sub(v0)
+			a := r.Dot(p) / det
+			q := r.Cross(e1)
+			c := u.Dot(q) / det
+			if a < 0 || c < 0 || a+c > 1 {
+				continue
+			}
+			if h := e2.Dot(q) / det; h >= 0 && (h < t || !ok && h <= t) {
+				body, t, n, ok = id, h, e1.Cross(e2).Normalize(), true
+			}
+		}
+	}
+	return body, t, n, ok
+}
+
+// TestRayCast checks World.RayCast against bruteRay on bunnies, tori and
+// boxes at random poses, some overlapping, with random rays from around
+// and from inside the bodies, a filter, and a removed body; and that bad
+// rays are refused.
+func TestRayCast(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 2))
+	unit := func() mgl64.Vec3 {
+		for {
+			v := mgl64.Vec3{2*rng.Float64() - 1, 2*rng.Float64() - 1, 2*rng.Float64() - 1}
+			if l := v.Len(); l > 0.1 && l < 1 {
+				return v.Mul(1 / l)
+			}
+		}
+	}
+	shapes := []*narrow.Shape{bunny, torus, box(t, mgl64.Vec3{0.3, 0.6, 0.2}), bunny}
+	var ids []rigid.BodyID
+	for i := range 12 {
+		pose := narrow.Pose{Pos: mgl64.Vec3{4*rng.Float64() - 2, 1 + 3*rng.Float64(), 4*rng.Float64() - 2},
+			Rot: mgl64.QuatRotate(2*math.Pi*rng.Float64(), unit())}
+		id, err := w.AddBody(rigid.NewBodyDef(shapes[i%len(shapes)], pose))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := w.RemoveBody(ids[5]); err != nil {
+		t.Fatal(err)
+	}
+	odd := func(id rigid.BodyID) bool { return id%2 == 1 }
+	hits, inside := 0, 0
+	for k := range 2000 {
+		var o mgl64.Vec3
+		if k%3 == 0 { // from a body's centre of mass: often inside it
+			b := w.Body(ids[rng.IntN(len(ids))])
+			if b == nil {
+				continue
+			}
+			o = b.CenterOfMass()
+		} else {
+			o = mgl64.Vec3{10*rng.Float64() - 5, 6 * rng.Float64(), 10*rng.Float64() - 5}
+		}
+		d := unit().Mul(0.5 + 2*rng.Float64()) // not unit: RayCast normalises
+		maxT := 8 * rng.Float64()
+		var keep func(rigid.BodyID) bool
+		if k%4 == 1 {
+			keep = odd
+		}
+		hit, ok, err := w.RayCast(o, d, maxT, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := d.Normalize()
+		body, bt, bn, bok := bruteRay(w, o, u, maxT, keep)
+		tol := 1e-9 * (1 + o.Len() + maxT)
+		if ok != bok {
+			// A ray that grazes an edge or ends at a surface may be
+			// judged either way within the tolerances.
+			if math.Abs(hit.T-maxT) > tol && math.Abs(bt-maxT) > tol {
+				t.Fatalf("ray %d from %v along %v, up to %v: RayCast %v %+v, brute force %v (body %d at %v)", k, o, u, maxT, ok, hit, bok, body, bt)
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		hits++
+		if hit.Inside {
+			inside++
+		}
+		if math.Abs(hit.T-bt) > tol || hit.Body != body && math.Abs(hit.T-bt) > 0 {
+			t.Fatalf("ray %d: RayCast body %d at %v, brute force body %d at %v", k, hit.Body, hit.T, body, bt)
+		}
+		if hit.Point.Sub(o.Add(u.Mul(hit.T))).Len() > tol || math.Abs(hit.Normal.Len()-1) > 1e-9 {
+			t.Errorf("ray %d: point %v, normal %v: want o + T·û and a unit normal", k, hit.Point, hit.Normal)
+		}
+		if hit.Body == body && hit.Normal.Dot(bn) < 1-1e-6 && math.Abs(hit.Normal.Dot(u)) > 1e-6 {
+			// Same body, other face: only where the ray meets an edge.
+			if math.Abs(hit.T-bt) > tol {
+				t.Errorf("ray %d: normal %v, brute force %v", k, hit.Normal, bn)
+			}
+		}
+		if hit.Inside != (hit.Normal.Dot(u) > 0) {
+			t.Errorf("ray %d: Inside %v with normal·direction %v", k, hit.Inside, hit.Normal.Dot(u))
+		}
+		if hit.Body == ids[5] || keep != nil && !keep(hit.Body) {
+			t.Errorf("ray %d hit body %d, removed or filtered out", k, hit.Body)
+		}
+	}
+	t.Logf("2000 rays: %d hits, %d from inside", hits, inside)
+	if hits < 400 || inside < 100 {
+		t.Errorf("too few hits (%d) or hits from inside (%d) for the test to mean much", hits, inside)
+	}
+
+	nan := math.NaN()
+	for _, c := range []struct {
+		name string
+		o, d mgl64.Vec3
+		maxT float64
+	}{
+		{"zero direction", mgl64.Vec3{}, mgl64.Vec3{}, 1},
+		{"NaN origin", mgl64.Vec3{nan, 0, 0}, mgl64.Vec3{1, 0, 0}, 1},
+		{"infinite direction", mgl64.Vec3{}, mgl64.Vec3{math.Inf(1), 0, 0}, 1},
+		{"negative length", mgl64.Vec3{}, mgl64.Vec3{1, 0, 0}, -1},
+		{"NaN length", mgl64.Vec3{}, mgl64.Vec3{1, 0, 0}, nan},
+	} {
+		if _, ok, err := w.RayCast(c.o, c.d, c.maxT, nil); ok || !errors.Is(err, rigid.ErrBadRay) {
+			t.Errorf("%s: ok %v, err %v; want ErrBadRay", c.name, ok, err)
+		}
+	}
+	if a := testing.AllocsPerRun(100, func() { w.RayCast(mgl64.Vec3{0, 2, -6}, mgl64.Vec3{0, 0, 1}, 20, odd) }); a != 0 {
+		t.Errorf("RayCast allocates %.1f times, want 0", a)
+	}
+}
