@@ -39,6 +39,10 @@ type BodyDef struct {
 	// LinearVelocity (of the centre of mass) and AngularVelocity (rad/s,
 	// world axes) at the start; ignored for static bodies.
 	LinearVelocity, AngularVelocity mgl64.Vec3
+	// Group: bodies with the same non-zero Group never collide with each
+	// other (the parts of one assembly); 0 collides with every body. See
+	// also World.SetPairFilter.
+	Group uint32
 }
 
 // NewBodyDef returns a dynamic body definition for shape at pose with
@@ -73,7 +77,8 @@ type Body struct {
 	iiw    mat3       // effective world inverse inertia
 	vp, wp mgl64.Vec3 // pseudo-velocities of the split impulse
 
-	removed   bool // World.RemoveBody: inert (static, out of the broad phase), its ID never reused
+	group     uint32 // BodyDef.Group
+	removed   bool   // World.RemoveBody: inert (static, out of the broad phase), its ID never reused
 	sleeping  bool
 	woken     bool    // woken during this step: immovable until it ends
 	stillTime float64 // time spent under the sleep thresholds
@@ -120,6 +125,9 @@ func (b *Body) Restitution() float64 { return b.restitution }
 // Sleeping reports whether the body is asleep (static bodies never are).
 func (b *Body) Sleeping() bool { return b.sleeping }
 
+// Group returns the body's collision group (BodyDef.Group).
+func (b *Body) Group() uint32 { return b.group }
+
 // Awake reports whether the body is dynamic and not asleep.
 func (b *Body) Awake() bool { return !b.static && !b.sleeping }
 
@@ -145,7 +153,7 @@ func (b *Body) setPose(p narrow.Pose) {
 
 // build checks a BodyDef and returns the body it makes.
 func (d *BodyDef) build() (Body, error) {
-	b := Body{name: d.Name, shape: d.Shape, static: d.Static, island: -1}
+	b := Body{name: d.Name, shape: d.Shape, static: d.Static, island: -1, group: d.Group}
 	if d.Shape == nil {
 		return b, ErrNilShape
 	}

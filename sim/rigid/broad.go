@@ -34,7 +34,8 @@ func (w *World) less(i, j int32) bool {
 // step to the next, so this is close to linear), sweeps it for boxes that
 // overlap on all three axes, and fills w.pairs sorted by pair ID. Pairs of
 // which neither body is awake and dynamic (static-static, static-sleeping,
-// sleeping-sleeping) are skipped.
+// sleeping-sleeping) are skipped, and so are those that BodyDef.Group or
+// the pair filter (SetPairFilter) rule out.
 func (w *World) broadPhase() {
 	for i := range w.bodies {
 		if b := &w.bodies[i]; b.Awake() {
@@ -64,6 +65,9 @@ func (w *World) broadPhase() {
 			}
 			if b.aabb.Min[1] > a.aabb.Max[1] || a.aabb.Min[1] > b.aabb.Max[1] ||
 				b.aabb.Min[2] > a.aabb.Max[2] || a.aabb.Min[2] > b.aabb.Max[2] {
+				continue
+			}
+			if a.group != 0 && a.group == b.group || w.filter != nil && !w.filter(BodyID(min(bi, bj)), BodyID(max(bi, bj))) {
 				continue
 			}
 			w.keys = append(w.keys, PairID(BodyID(bi), BodyID(bj)))

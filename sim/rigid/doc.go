@@ -17,7 +17,8 @@
 //     (narrow.AABB.Transformed of the shape's bounds), each dynamic box
 //     grown by MarginFactor × its shape's Size plus the distance its speed
 //     covers in a step. Pairs with no awake dynamic body (static-static,
-//     static-sleeping, sleeping-sleeping) are skipped. Pairs are sorted by
+//     static-sleeping, sleeping-sleeping) are skipped, and so are those
+//     that BodyDef.Group or World.SetPairFilter rule out. Pairs are sorted by
 //     ID, PairID(a, b) = lo<<32 | hi, a stable function of the two body
 //     IDs under which the backend keeps the pair's iterative state.
 //  2. Narrow phase: every pair goes into one adapter.Batch at the poses of

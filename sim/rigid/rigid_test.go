@@ -754,3 +754,77 @@ func TestApplyImpulse(t *testing.T) {
 		t.Errorf("refused impulses changed the body: v %v, ω %v; was %v, %v", b.LinearVelocity(), b.AngularVelocity(), v1, w1)
 	}
 }
+
+// TestCollisionFilter: a box dropped onto another of the same Group falls
+// through it to the ground, where the control (no Group) comes to rest on
+// the other box; a pair filter that rules out one box's pair with the
+// ground lets that box fall through the ground while the others rest.
+// No filtered pair ever reaches the narrow phase, and the filter sees
+// every pair as a < b.
+func TestCollisionFilter(t *testing.T) {
+	for _, group := range []uint32{0, 7} {
+		w, _ := newWorld(t, nil)
+		cube := box(t, mgl64.Vec3{0.5, 0.5, 0.5})
+		lowDef, highDef := rigid.NewBodyDef(cube, at(0, 0.5, 0)), rigid.NewBodyDef(cube, at(0, 2.5, 0))
+		lowDef.Group, highDef.Group = group, group
+		low, err := w.AddBody(lowDef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		high, err := w.AddBody(highDef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 180 {
+			run(t, w, 1)
+			for _, p := range w.Pairs() {
+				if group != 0 && p.ID == rigid.PairID(low, high) {
+					t.Fatalf("group %d, step %d: the two boxes of one group are a pair", group, i)
+				}
+			}
+		}
+		want := 1.5 // resting on the low box
+		if group != 0 {
+			want = 0.5 // through it, on the ground
+		}
+		if y := w.Body(high).CenterOfMass()[1]; math.Abs(y-want) > 0.02 {
+			t.Errorf("group %d: the dropped box rests at height %.3f, want %.1f", group, y, want)
+		}
+	}
+
+	w, ground := newWorld(t, nil)
+	cube := box(t, mgl64.Vec3{0.5, 0.5, 0.5})
+	var ids []rigid.BodyID
+	for i := range 3 {
+		id, err := w.AddBody(rigid.NewBodyDef(cube, at(3*float64(i), 0.6, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	sinker := ids[1]
+	unordered := 0
+	w.SetPairFilter(func(a, b rigid.BodyID) bool {
+		if a >= b {
+			unordered++
+		}
+		return !(a == ground && b == sinker)
+	})
+	for i := range 60 {
+		run(t, w, 1)
+		for _, p := range w.Pairs() {
+			if p.ID == rigid.PairID(ground, sinker) {
+				t.Fatalf("step %d: the filtered pair reached the narrow phase", i)
+			}
+		}
+	}
+	if unordered > 0 {
+		t.Errorf("the filter saw %d pairs with a ≥ b", unordered)
+	}
+	for _, id := range ids {
+		y := w.Body(id).CenterOfMass()[1]
+		if id == sinker && y > -1 || id != sinker && math.Abs(y-0.5) > 0.02 {
+			t.Errorf("box %d at height %.3f after 1 s (box %d is filtered out of the ground)", id, y, sinker)
+		}
+	}
+}

@@ -27,9 +27,10 @@ type World struct {
 	dynamics int // number of dynamic bodies
 
 	// Broad phase.
-	sapOrder []int32  // body indices sorted by aabb.Min.x, then index
-	keys     []uint64 // this step's pair IDs, sorted
-	pairs    []Pair   // this step's narrow-phase pairs, in key order
+	filter   func(a, b BodyID) bool // SetPairFilter
+	sapOrder []int32                // body indices sorted by aabb.Min.x, then index
+	keys     []uint64               // this step's pair IDs, sorted
+	pairs    []Pair                 // this step's narrow-phase pairs, in key order
 
 	// Solver.
 	contacts []contact
@@ -204,6 +205,14 @@ func (w *World) RemoveBody(id BodyID) error {
 	}
 	return nil
 }
+
+// SetPairFilter sets a filter on the pairs the broad phase finds: from the
+// next step on, a pair of bodies a < b whose boxes overlap goes to the
+// narrow phase only if f(a, b) returns true (and their Groups allow it:
+// see BodyDef.Group). nil removes the filter. f must be deterministic for
+// the world to be. Bodies asleep against each other stay asleep when a
+// filter separates them: Wake them if they should fall apart.
+func (w *World) SetPairFilter(f func(a, b BodyID) bool) { w.filter = f }
 
 // NumBodies returns the number of bodies added, removed ones included:
 // IDs run from 0 to NumBodies()-1.
