@@ -28,6 +28,15 @@ type BodyDef struct {
 	Pose narrow.Pose
 	// Static bodies never move (infinite mass); Density is then ignored.
 	Static bool
+	// Kinematic bodies move with the velocities they are given
+	// (LinearVelocity and AngularVelocity here, World.SetVelocity later)
+	// whatever touches them: infinite mass, no gravity. They push the
+	// dynamic bodies in their way and carry those resting on them by
+	// friction; they do not meet static or other kinematic bodies. Their
+	// linear velocity is that of their shape's centroid, about which they
+	// turn; Density is ignored. A body cannot be both Static and
+	// Kinematic.
+	Kinematic bool
 	// Density (mass per unit volume) of a dynamic body; mass, centre of
 	// mass and inertia come from Shape.MassProps(Density).
 	Density float64
@@ -55,9 +64,10 @@ func NewBodyDef(shape *narrow.Shape, pose narrow.Pose) BodyDef {
 // through the World's setters. A *Body from World.Body stays valid until
 // the next AddBody or RemoveBody.
 type Body struct {
-	name   string
-	shape  *narrow.Shape
-	static bool
+	name      string
+	shape     *narrow.Shape
+	static    bool
+	kinematic bool // moved by its velocity alone (BodyDef.Kinematic)
 
 	pose     narrow.Pose // the shape's placement
 	com      mgl64.Vec3  // world centre of mass
@@ -128,16 +138,23 @@ func (b *Body) Sleeping() bool { return b.sleeping }
 // Group returns the body's collision group (BodyDef.Group).
 func (b *Body) Group() uint32 { return b.group }
 
+// Kinematic reports whether the body is kinematic (BodyDef.Kinematic).
+func (b *Body) Kinematic() bool { return b.kinematic }
+
 // Awake reports whether the body is dynamic and not asleep.
-func (b *Body) Awake() bool { return !b.static && !b.sleeping }
+func (b *Body) Awake() bool { return !b.static && !b.kinematic && !b.sleeping }
+
+// moving reports whether the body is kinematic with a velocity.
+func (b *Body) moving() bool { return b.kinematic && (b.v != mgl64.Vec3{} || b.w != mgl64.Vec3{}) }
 
 // AABB returns the body's world bounding box as the broad phase last saw
 // it (grown by the margin).
 func (b *Body) AABB() narrow.AABB { return b.aabb }
 
-// KineticEnergy returns ½m|v|² + ½ωᵀIω.
+// KineticEnergy returns ½m|v|² + ½ωᵀIω (0 for static and kinematic
+// bodies, which have no mass).
 func (b *Body) KineticEnergy() float64 {
-	if b.static {
+	if b.static || b.kinematic {
 		return 0
 	}
 	iw := rotateSym(&b.rot, &b.inertia)
@@ -153,7 +170,7 @@ func (b *Body) setPose(p narrow.Pose) {
 
 // build checks a BodyDef and returns the body it makes.
 func (d *BodyDef) build() (Body, error) {
-	b := Body{name: d.Name, shape: d.Shape, static: d.Static, island: -1, group: d.Group}
+	b := Body{name: d.Name, shape: d.Shape, static: d.Static, kinematic: d.Kinematic, island: -1, group: d.Group}
 	if d.Shape == nil {
 		return b, ErrNilShape
 	}
@@ -171,7 +188,17 @@ func (d *BodyDef) build() (Body, error) {
 		return b, fmt.Errorf("%w: linear %v, angular %v", ErrBadVelocity, d.LinearVelocity, d.AngularVelocity)
 	}
 	b.friction, b.restitution = d.Friction, d.Restitution
-	if !d.Static {
+	switch {
+	case d.Static && d.Kinematic:
+		return b, ErrBadKind
+	case d.Kinematic:
+		mp, err := d.Shape.MassProps(1)
+		if err != nil {
+			return b, fmt.Errorf("%w: %w", ErrBadMass, err)
+		}
+		b.localCOM = mp.Centroid
+		b.v, b.w = d.LinearVelocity, d.AngularVelocity
+	case !d.Static:
 		if !finite(d.Density) || !(d.Density > 0) {
 			return b, fmt.Errorf("%w: %v (want a finite positive number)", ErrBadDensity, d.Density)
 		}

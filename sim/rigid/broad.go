@@ -34,11 +34,12 @@ func (w *World) less(i, j int32) bool {
 // step to the next, so this is close to linear), sweeps it for boxes that
 // overlap on all three axes, and fills w.pairs sorted by pair ID. Pairs of
 // which neither body is awake and dynamic (static-static, static-sleeping,
-// sleeping-sleeping) are skipped, and so are those that BodyDef.Group or
-// the pair filter (SetPairFilter) rule out.
+// sleeping-sleeping, and kinematic with static, kinematic or, unless the
+// kinematic body moves, sleeping) are skipped, and so are those that
+// BodyDef.Group or the pair filter (SetPairFilter) rule out.
 func (w *World) broadPhase() {
 	for i := range w.bodies {
-		if b := &w.bodies[i]; b.Awake() {
+		if b := &w.bodies[i]; b.Awake() || b.moving() {
 			w.computeAABB(b)
 		}
 	}
@@ -60,7 +61,7 @@ func (w *World) broadPhase() {
 			if b.aabb.Min[0] > maxX {
 				break
 			}
-			if !a.Awake() && !b.Awake() {
+			if !a.Awake() && !b.Awake() && !(a.moving() && b.sleeping) && !(b.moving() && a.sleeping) {
 				continue
 			}
 			if b.aabb.Min[1] > a.aabb.Max[1] || a.aabb.Min[1] > b.aabb.Max[1] ||

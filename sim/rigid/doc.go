@@ -5,9 +5,10 @@
 // solver consumes the contacts (P, pd, d) through the backend's reduced
 // manifolds. It exists to run the papers' 3D scenes (package
 // sim/scene3d); it is small, deterministic and allocation-free in steady
-// state, not a general-purpose engine (no joints, no kinematic bodies;
-// continuous collision detection only as motion cut back to a time of
-// impact, Config.CCDMotion).
+// state, not a general-purpose engine (no joints; continuous collision
+// detection only as motion cut back to a time of impact,
+// Config.CCDMotion). Bodies are static, kinematic (BodyDef.Kinematic) or
+// dynamic, and come and go between steps (AddBody, RemoveBody).
 //
 // # A step
 //

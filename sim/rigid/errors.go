@@ -32,6 +32,11 @@ var (
 	ErrBadMass = errors.New("invalid mass properties")
 	// ErrBadRay: a ray cast's origin, direction or length is unusable.
 	ErrBadRay = errors.New("invalid ray")
+	// ErrBadKind: a body definition is both Static and Kinematic.
+	ErrBadKind = errors.New("body is both static and kinematic")
+	// ErrKinematic: an impulse was applied to a kinematic body, which
+	// moves only as its velocity says.
+	ErrKinematic = errors.New("body is kinematic")
 	// ErrStatic: a velocity was set, or an impulse applied, on a static
 	// body.
 	ErrStatic = errors.New("body is static")

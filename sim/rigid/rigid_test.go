@@ -828,3 +828,121 @@ func TestCollisionFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestKinematic: a kinematic platform driven at constant velocity moves
+// exactly by its velocity, whatever rests on it, and carries a box by
+// friction; stopped, it lets the box fall asleep, and started again it
+// wakes and carries it; it passes through a static wall (kinematic and
+// static bodies do not meet) and pushes a box on the ground ahead of it;
+// a kinematic turntable turns by ω·t. Kinematic bodies have no energy,
+// refuse impulses and cannot be static too.
+func TestKinematic(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	slab := box(t, mgl64.Vec3{1, 0.1, 1})
+	pdef := rigid.NewBodyDef(slab, at(0, 1, 0))
+	pdef.Kinematic = true
+	pdef.LinearVelocity = mgl64.Vec3{0.5, 0, 0}
+	platform, err := w.AddBody(pdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cargo, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.25, 0.25, 0.25}), at(0, 1.35, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := rigid.NewBodyDef(box(t, mgl64.Vec3{0.1, 0.25, 2}), at(1.8, 0.8, 0)) // the platform's height, below the cargo
+	wall.Static = true
+	if _, err := w.AddBody(wall); err != nil {
+		t.Fatal(err)
+	}
+	pushed, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.25, 0.25, 0.25}), at(1.8, 0.25, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushDef := rigid.NewBodyDef(box(t, mgl64.Vec3{0.1, 0.3, 0.5}), at(0.5, 0.35, 4))
+	pushDef.Kinematic = true
+	pushDef.LinearVelocity = mgl64.Vec3{0.5, 0, 0}
+	pusher, err := w.AddBody(pushDef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, c := w.Body(platform), w.Body(cargo)
+	for i := range 240 { // 4 s: the platform goes 2 m, through the wall
+		run(t, w, 1)
+		if want := 0.5 * float64(i+1) / 60; math.Abs(p.Pose().Pos[0]-want) > 1e-9 || p.Pose().Pos[1] != 1 || p.LinearVelocity() != (mgl64.Vec3{0.5, 0, 0}) {
+			t.Fatalf("step %d: platform at %v, velocity %v; want x = %v, y = 1, velocity (0.5, 0, 0)", i, p.Pose().Pos, p.LinearVelocity(), want)
+		}
+	}
+	if d := c.CenterOfMass().Sub(p.Pose().Pos.Add(mgl64.Vec3{0, 0.35, 0})); d.Len() > 0.03 || c.Sleeping() {
+		t.Errorf("cargo %v off its place on the platform (%v), sleeping %v", d, p.Pose().Pos, c.Sleeping())
+	}
+	if x := w.Body(pushed).CenterOfMass()[0]; x < w.Body(pusher).Pose().Pos[0]+0.3 || x > 3 {
+		t.Errorf("pushed box at x = %.3f, pusher at %.3f: want just ahead of it", x, w.Body(pusher).Pose().Pos[0])
+	}
+
+	// Stopped, the platform lets the cargo fall asleep; started again, it
+	// wakes the cargo and carries it.
+	for _, id := range []rigid.BodyID{platform, pusher} {
+		if err := w.SetVelocity(id, mgl64.Vec3{}, mgl64.Vec3{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, w, 120)
+	if !c.Sleeping() {
+		t.Fatalf("cargo still awake 2 s after the platform stopped")
+	}
+	x0 := c.CenterOfMass()[0]
+	if err := w.SetVelocity(platform, mgl64.Vec3{0, 0, -0.5}, mgl64.Vec3{}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 60)
+	if d := c.CenterOfMass().Sub(mgl64.Vec3{x0, c.CenterOfMass()[1], -0.5}); c.Sleeping() || math.Abs(d[0]) > 0.03 || c.CenterOfMass()[2] > -0.45 {
+		t.Errorf("cargo at %v, sleeping %v, a second after the platform set off along −z: want carried to z ≈ -0.5", c.CenterOfMass(), c.Sleeping())
+	}
+
+	// Slower than the sleep threshold, the platform still keeps its cargo
+	// awake: a body a moving kinematic body touches is never still.
+	if err := w.SetVelocity(platform, mgl64.Vec3{0.02, 0, 0}, mgl64.Vec3{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 120 {
+		if run(t, w, 1); c.Sleeping() {
+			t.Fatalf("step %d: the cargo of a platform moving at 2 cm/s fell asleep", i)
+		}
+	}
+
+	// A turntable.
+	tdef := rigid.NewBodyDef(slab, at(10, 1, 0))
+	tdef.Kinematic = true
+	tdef.AngularVelocity = mgl64.Vec3{0, 1, 0}
+	table, err := w.AddBody(tdef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 60)
+	tb := w.Body(table)
+	if a := narrow.Angle(mgl64.QuatIdent(), tb.Pose().Rot); math.Abs(a-1) > 1e-3 || tb.CenterOfMass().Sub(mgl64.Vec3{10, 1, 0}).Len() > 1e-9 {
+		t.Errorf("turntable turned by %v about %v in 1 s at 1 rad/s, want 1 about (10, 1, 0)", a, tb.CenterOfMass())
+	}
+
+	if tb.KineticEnergy() != 0 || !tb.Kinematic() || tb.Awake() {
+		t.Errorf("turntable: energy %v, Kinematic %v, Awake %v; want 0, true, false", tb.KineticEnergy(), tb.Kinematic(), tb.Awake())
+	}
+	var kin int
+	for _, in := range w.Instances(nil) {
+		if in.Kinematic {
+			kin++
+		}
+	}
+	if kin != 3 {
+		t.Errorf("%d kinematic instances, want 3", kin)
+	}
+	if err := w.ApplyImpulse(table, mgl64.Vec3{1, 0, 0}, tb.CenterOfMass()); !errors.Is(err, rigid.ErrKinematic) {
+		t.Errorf("impulse on a kinematic body: %v, want ErrKinematic", err)
+	}
+	both := rigid.NewBodyDef(slab, at(0, 5, 0))
+	both.Static, both.Kinematic = true, true
+	if _, err := w.AddBody(both); !errors.Is(err, rigid.ErrBadKind) {
+		t.Errorf("a static kinematic body: %v, want ErrBadKind", err)
+	}
+}

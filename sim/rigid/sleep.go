@@ -14,8 +14,9 @@ func (w *World) find(i int32) int32 {
 
 // updateSleep advances the bodies' still-time, builds islands with
 // union-find over the step's contacts between awake dynamic bodies (static
-// bodies do not link islands), and puts to sleep every island whose bodies
-// have all been still for TimeToSleep. An island's root, and the tag its
+// and kinematic bodies do not link islands), and puts to sleep every island
+// whose bodies have all been still for TimeToSleep (a body touched by a
+// moving kinematic body is not still). An island's root, and the tag its
 // sleeping bodies share, is its lowest body index.
 func (w *World) updateSleep() {
 	st := &w.stats
@@ -54,8 +55,18 @@ func (w *World) updateSleep() {
 	}
 	for k := range w.contacts {
 		c := &w.contacts[k]
-		if w.parent[c.a] < 0 || w.parent[c.b] < 0 || c.depth < 0 && c.ln == 0 {
+		if c.depth < 0 && c.ln == 0 {
 			continue // a speculative point links bodies once it acts
+		}
+		// A body that a moving kinematic body touches is being moved: it
+		// is not still, whatever its speed.
+		if a, b := &w.bodies[c.a], &w.bodies[c.b]; a.moving() {
+			b.stillTime = 0
+		} else if b.moving() {
+			a.stillTime = 0
+		}
+		if w.parent[c.a] < 0 || w.parent[c.b] < 0 {
+			continue
 		}
 		ra, rb := w.find(c.a), w.find(c.b)
 		switch {

@@ -124,9 +124,9 @@ func (w *World) wakeTouched(res []narrow.PairResult) {
 		}
 		a, b := &w.bodies[w.pairs[i].A], &w.bodies[w.pairs[i].B]
 		switch {
-		case a.sleeping && b.Awake():
+		case a.sleeping && (b.Awake() || b.moving()):
 			w.wake[a.island], found = true, true
-		case b.sleeping && a.Awake():
+		case b.sleeping && (a.Awake() || a.moving()):
 			w.wake[b.island], found = true, true
 		}
 	}
@@ -145,8 +145,9 @@ func (w *World) wakeTouched(res []narrow.PairResult) {
 
 // prepareBodies integrates gravity and damping into the velocities of the
 // moving bodies and sets every body's effective inverse mass and world
-// inverse inertia (R·I⁻¹·Rᵀ) for the step: zero for static, sleeping and
-// just-woken bodies, which the solver treats as immovable.
+// inverse inertia (R·I⁻¹·Rᵀ) for the step: zero for static, kinematic,
+// sleeping and just-woken bodies, which the solver treats as immovable (a
+// kinematic body keeps its velocity, which the contacts see).
 func (w *World) prepareBodies() {
 	dt := w.cfg.Dt
 	dv := w.cfg.Gravity.Mul(dt)
@@ -409,7 +410,7 @@ func (w *World) integrate() error {
 	dt := w.cfg.Dt
 	for i := range w.bodies {
 		b := &w.bodies[i]
-		if b.im == 0 {
+		if b.im == 0 && !b.moving() {
 			continue
 		}
 		b.com = b.com.Add(b.v.Add(b.vp).Mul(dt))

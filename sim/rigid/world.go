@@ -162,7 +162,7 @@ func (w *World) AddBody(d BodyDef) (BodyID, error) {
 	w.computeAABB(&b)
 	w.bodies = append(w.bodies, b)
 	w.sapOrder = append(w.sapOrder, int32(id))
-	if !b.static {
+	if !b.static && !b.kinematic {
 		w.dynamics++
 	}
 	return id, nil
@@ -190,7 +190,7 @@ func (w *World) RemoveBody(id BodyID) error {
 			w.Wake(BodyID(i))
 		}
 	}
-	if !b.static {
+	if !b.static && !b.kinematic {
 		w.dynamics--
 	}
 	*b = Body{name: b.name, shape: b.shape, static: true, removed: true, island: -1, pose: b.pose, rot: b.rot, com: b.com, aabb: b.aabb}
@@ -257,7 +257,8 @@ func (w *World) SetPose(id BodyID, p narrow.Pose) error {
 }
 
 // SetVelocity sets body id's linear velocity (of its centre of mass) and
-// angular velocity (rad/s, world axes) and wakes it.
+// angular velocity (rad/s, world axes) and wakes it. This is how a
+// kinematic body is driven.
 func (w *World) SetVelocity(id BodyID, linear, angular mgl64.Vec3) error {
 	b, err := w.body(id)
 	if err != nil {
@@ -284,8 +285,11 @@ func (w *World) ApplyImpulse(id BodyID, j, p mgl64.Vec3) error {
 	if err != nil {
 		return err
 	}
-	if b.static {
+	switch {
+	case b.static:
 		return &BodyError{Body: id, Name: b.name, Err: ErrStatic}
+	case b.kinematic:
+		return &BodyError{Body: id, Name: b.name, Err: ErrKinematic}
 	}
 	if !finiteVec(j) || !finiteVec(p) {
 		return &BodyError{Body: id, Name: b.name, Err: fmt.Errorf("%w: impulse %v at %v", ErrBadImpulse, j, p)}
@@ -338,11 +342,12 @@ func (w *World) Results() []narrow.PairResult { return w.batch.Results() }
 
 // Instance is a body as a renderer needs it.
 type Instance struct {
-	Body     BodyID
-	Shape    *narrow.Shape
-	Pose     narrow.Pose
-	Static   bool
-	Sleeping bool
+	Body      BodyID
+	Shape     *narrow.Shape
+	Pose      narrow.Pose
+	Static    bool
+	Kinematic bool
+	Sleeping  bool
 }
 
 // Instances appends every body but the removed ones, in ID order, to dst
@@ -353,7 +358,7 @@ func (w *World) Instances(dst []Instance) []Instance {
 		if b.removed {
 			continue
 		}
-		dst = append(dst, Instance{Body: BodyID(i), Shape: b.shape, Pose: b.pose, Static: b.static, Sleeping: b.sleeping})
+		dst = append(dst, Instance{Body: BodyID(i), Shape: b.shape, Pose: b.pose, Static: b.static, Kinematic: b.kinematic, Sleeping: b.sleeping})
 	}
 	return dst
 }
