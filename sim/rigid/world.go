@@ -17,14 +17,13 @@ import (
 // safe for concurrent use; the narrow phase inside a step uses the
 // backend's workers.
 type World struct {
-	cfg      Config
-	backend  narrow.Backend
-	own      bool // the world created backend and closes it
-	batch    *adapter.Batch
-	closed   bool
-	steps    int
-	bodies   []Body
-	dynamics int // number of dynamic bodies
+	cfg     Config
+	backend narrow.Backend
+	own     bool // the world created backend and closes it
+	batch   *adapter.Batch
+	closed  bool
+	steps   int
+	bodies  []Body
 
 	// Broad phase.
 	filter   func(a, b BodyID) bool // SetPairFilter
@@ -162,9 +161,6 @@ func (w *World) AddBody(d BodyDef) (BodyID, error) {
 	w.computeAABB(&b)
 	w.bodies = append(w.bodies, b)
 	w.sapOrder = append(w.sapOrder, int32(id))
-	if !b.static && !b.kinematic {
-		w.dynamics++
-	}
 	return id, nil
 }
 
@@ -189,9 +185,6 @@ func (w *World) RemoveBody(id BodyID) error {
 		if o := &w.bodies[i]; o.sleeping && !o.aabb.Intersect(box).Empty() {
 			w.Wake(BodyID(i))
 		}
-	}
-	if !b.static && !b.kinematic {
-		w.dynamics--
 	}
 	*b = Body{name: b.name, shape: b.shape, static: true, removed: true, island: -1, pose: b.pose, rot: b.rot, com: b.com, aabb: b.aabb}
 	w.sapOrder = slices.DeleteFunc(w.sapOrder, func(i int32) bool { return i == int32(id) })
