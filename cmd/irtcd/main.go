@@ -8,6 +8,7 @@
 //
 //	demo       run a 2D box2d scene with irtcd as its narrow phase; write a GIF and a PNG
 //	contacts   contact points between two OBJ meshes, or for a file of cases
+//	mesh       check OBJ meshes as irtcd reads them and print their properties
 //	bench      run the papers' experiments and write docs/RESULTS.md
 //	help       print the list of commands (help CMD: that command's flags)
 //
@@ -46,6 +47,7 @@ type command struct {
 // subcommand (demo, bench, ...) is one more entry here.
 var commands = []command{
 	{name: "contacts", summary: "contact points between two OBJ meshes, or for a file of cases", run: runContacts},
+	{name: "mesh", summary: "check OBJ meshes as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 	{name: "bench", summary: "run the papers' experiments and write docs/RESULTS.md with their numbers next to ours", run: runBench},
 }
