@@ -86,3 +86,20 @@ func rayMeetsBox(o, u mgl64.Vec3, maxT float64, b *narrow.AABB) bool {
 	}
 	return true
 }
+
+// QueryBox calls visit, in ID order, for every body (removed ones aside)
+// whose box (Body.AABB: the broad phase's, grown by its margin for a
+// dynamic body) meets the closed box q, until visit returns false. The
+// boxes are those of the last step (or of AddBody and the setters since);
+// test the shapes themselves for an exact answer.
+func (w *World) QueryBox(q narrow.AABB, visit func(BodyID) bool) {
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		if b.removed || b.aabb.Intersect(q).Empty() {
+			continue
+		}
+		if !visit(BodyID(i)) {
+			return
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -168,5 +169,64 @@ func TestRayCast(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(100, func() { w.RayCast(mgl64.Vec3{0, 2, -6}, mgl64.Vec3{0, 0, 1}, 20, odd) }); a != 0 {
 		t.Errorf("RayCast allocates %.1f times, want 0", a)
+	}
+}
+
+// TestQueryBox: the bodies QueryBox visits are, in ID order, those whose
+// boxes meet the query box (touching counts), removed ones aside; visit
+// returning false stops the walk.
+func TestQueryBox(t *testing.T) {
+	w, ground := newWorld(t, nil)
+	cube := box(t, mgl64.Vec3{0.5, 0.5, 0.5})
+	var ids []rigid.BodyID
+	for i := range 5 {
+		id, err := w.AddBody(rigid.NewBodyDef(cube, at(2*float64(i), 3, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := w.RemoveBody(ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	collect := func(q narrow.AABB, limit int) []rigid.BodyID {
+		var got []rigid.BodyID
+		w.QueryBox(q, func(id rigid.BodyID) bool {
+			got = append(got, id)
+			return len(got) < limit
+		})
+		return got
+	}
+	for _, c := range []struct {
+		name  string
+		q     narrow.AABB
+		limit int
+		want  []rigid.BodyID
+	}{
+		{"around the second and third", narrow.AABB{Min: mgl64.Vec3{1.9, 2.9, -0.1}, Max: mgl64.Vec3{4.1, 3.1, 0.1}}, 10, []rigid.BodyID{ids[1], ids[2]}},
+		{"the ground only", narrow.AABB{Min: mgl64.Vec3{20, -0.5, 0}, Max: mgl64.Vec3{21, -0.4, 1}}, 10, []rigid.BodyID{ground}},
+		{"the removed body's place", narrow.AABB{Min: mgl64.Vec3{5.9, 2.9, -0.1}, Max: mgl64.Vec3{6.1, 3.1, 0.1}}, 10, nil},
+		{"everything, stopped after 2", narrow.AABB{Min: mgl64.Vec3{-100, -100, -100}, Max: mgl64.Vec3{100, 100, 100}}, 2, []rigid.BodyID{ground, ids[0]}},
+		{"nothing", narrow.AABB{Min: mgl64.Vec3{0, 50, 0}, Max: mgl64.Vec3{1, 51, 1}}, 10, nil},
+	} {
+		if got := collect(c.q, c.limit); !slices.Equal(got, c.want) {
+			t.Errorf("%s: visited %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Against brute force over the bodies' boxes, at random query boxes.
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 200 {
+		c := mgl64.Vec3{12*rng.Float64() - 2, 6 * rng.Float64(), 2*rng.Float64() - 1}
+		h := mgl64.Vec3{rng.Float64(), rng.Float64(), rng.Float64()}
+		q := narrow.AABB{Min: c.Sub(h), Max: c.Add(h)}
+		var want []rigid.BodyID
+		for id := rigid.BodyID(0); int(id) < w.NumBodies(); id++ {
+			if b := w.Body(id); b != nil && !b.AABB().Intersect(q).Empty() {
+				want = append(want, id)
+			}
+		}
+		if got := collect(q, 100); !slices.Equal(got, want) {
+			t.Fatalf("query %v: visited %v, want %v", q, got, want)
+		}
 	}
 }
