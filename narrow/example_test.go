@@ -108,3 +108,23 @@ func ExampleDirection_AppendEdgePairs() {
 	// step 2: depth 0.004
 	// step 3: depth 0.007
 }
+
+// Two bars crossed as a "+" overlap, though no vertex of either lies
+// inside the other (so they have no vertex contact); side by side, they
+// do not.
+func ExampleOverlap() {
+	bar, err := narrow.NewPolygon([]mgl64.Vec2{{-2, -0.1}, {2, -0.1}, {2, 0.1}, {-2, 0.1}})
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range []narrow.Pose{narrow.Pose2D(0, 0, math.Pi/2), narrow.Pose2D(0, 0.5, 0)} {
+		hit, err := narrow.Overlap(bar, bar, narrow.Identity, p)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(hit)
+	}
+	// Output:
+	// true
+	// false
+}
