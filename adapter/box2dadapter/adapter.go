@@ -66,6 +66,7 @@ type StepStats struct {
 	OnDemand      int           // pairs detected outside the batch (TOI sub-steps, new contacts)
 	Kept          int           // points kept from the previous step across a small gap (see KeepGap)
 	Sweeps        int           // time-of-impact sweeps cast
+	Sensors       int           // sensor contacts updated by the adapter (narrow.Overlap)
 	DepthSum      float64       // sum of the handed points' penetration depths (kept points count 0)
 	DepthMax      float64       // deepest handed point
 }
@@ -93,8 +94,10 @@ type Adapter struct {
 	nextID     uint64
 	joining    *group // group that the next created contact joins (extra clusters)
 	pending    []*contact
-	order      []int     // scratch: manifold index per slot
-	carry      []carried // scratch: a group's impulses of the last step (handImpulses)
+	sensors    []*contact // this step's contacts with a sensor fixture (updateSensors)
+	hidden     []*contact // of those, the ones out of box2d's contact list during World.Step
+	order      []int      // scratch: manifold index per slot
+	carry      []carried  // scratch: a group's impulses of the last step (handImpulses)
 	stats      StepStats
 }
 
@@ -194,9 +197,12 @@ func awake(b *b2.B2Body) bool { return b.M_flags&b2.B2Body_Flags.E_awakeFlag != 
 
 // Step runs the batched narrow phase for every irtcd contact of the world,
 // then box2d's World.Step(dt, velocityIterations, positionIterations). If
-// the narrow phase fails as a whole (cancelled ctx, closed backend, an
-// irtcd fixture marked as sensor) the world is not stepped and the error
-// is returned; a single bad pair only loses its own contacts (logged).
+// the narrow phase fails as a whole (cancelled ctx, closed backend) the
+// world is not stepped and the error is returned; a single bad pair only
+// loses its own contacts (logged). Sensor contacts that involve an irtcd
+// shape are updated by the adapter with narrow.Overlap before box2d steps
+// (see updateSensors): the contact listener's BeginContact and EndContact
+// are called for them then, with the world locked as during World.Step.
 func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, positionIterations int) error {
 	w := a.world
 	a.stats = StepStats{}
@@ -213,18 +219,20 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 	}
 	a.batch.Begin()
 	a.pending = a.pending[:0]
+	a.sensors = a.sensors[:0]
 	for ci := w.M_contactManager.M_contactList; ci != nil; ci = ci.GetNext() {
 		c, ok := ci.(*contact)
 		if !ok || c.g == nil {
 			continue
 		}
 		c.prep.ok = false
-		if c.g.leader() != c {
-			continue
-		}
 		fA, fB := c.M_fixtureA, c.M_fixtureB
 		if fA.M_isSensor || fB.M_isSensor {
-			return fmt.Errorf("box2dadapter: pair %d: %w", c.g.id, ErrSensor)
+			a.sensors = append(a.sensors, c) // sensors.go
+			continue
+		}
+		if c.g.leader() != c {
+			continue
 		}
 		bA, bB := fA.M_body, fB.M_body
 		activeA := awake(bA) && bA.M_type != b2.B2BodyType.B2_staticBody
@@ -272,8 +280,10 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 	a.stats.Pairs = a.batch.Len()
 	a.stats.Shapes = a.batch.Shapes()
 	a.stats.Detect = a.batch.Stats()
+	a.updateSensors()
 	a.stats.Narrow = time.Since(start)
 	start = time.Now()
+	defer a.showSensors()
 	w.Step(dt, velocityIterations, positionIterations)
 	a.stats.Step = time.Since(start)
 	return nil
@@ -541,8 +551,8 @@ func (a *Adapter) DestroyBody(b *b2.B2Body) {
 }
 
 // AddPolygon attaches shape s to body as a fixture of the given density,
-// with box2d's default friction and collision filter. An irtcd fixture
-// cannot be a sensor (ErrSensor).
+// with box2d's default friction and collision filter. Like any fixture,
+// it may be made a sensor (Fixture.SetSensor).
 func AddPolygon(body *b2.B2Body, s *Shape, density float64) *b2.B2Fixture {
 	def := b2.MakeB2FixtureDef()
 	def.Shape = s

@@ -285,21 +285,6 @@ func TestBadShapes(t *testing.T) {
 	}
 }
 
-// TestSensorIsAnError: an irtcd fixture marked as sensor makes Step fail
-// with ErrSensor before box2d steps (box2d would panic on it).
-func TestSensorIsAnError(t *testing.T) {
-	w, ad := newWorld(t)
-	ground := body(w, b2.B2BodyType.B2_staticBody, 0, -0.5, 0)
-	nativeBox(ground, 20, 0.5, 0)
-	b := body(w, b2.B2BodyType.B2_dynamicBody, 0, 0.4, 0)
-	f := box2dadapter.AddPolygon(b, mustShape(t, gear(16, 0.5)), 1)
-	f.SetSensor(true)
-	err := ad.Step(context.Background(), dt, 8, 3)
-	if !errors.Is(err, box2dadapter.ErrSensor) {
-		t.Fatalf("Step: %v, want ErrSensor", err)
-	}
-}
-
 // TestDestroyBody: bodies with irtcd shapes in contact are destroyed
 // without panic and the world keeps stepping.
 func TestDestroyBody(t *testing.T) {

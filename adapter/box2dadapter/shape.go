@@ -1,7 +1,6 @@
 package box2dadapter
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -15,10 +14,6 @@ import (
 // TypeConcave is the box2d shape type of irtcd polygons (box2d's own types
 // are 0-3; Install raises box2d's E_typeCount to make room for it).
 const TypeConcave uint8 = 4
-
-// ErrSensor reports an irtcd shape used as a sensor: box2d's sensor
-// overlap test only knows its own shape types.
-var ErrSensor = errors.New("irtcd shapes cannot be sensors")
 
 // Shape is a box2d shape backed by an irtcd 2D polygon: concave, any
 // number of vertices, holes allowed. It implements b2.B2ShapeInterface, so
