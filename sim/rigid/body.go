@@ -52,6 +52,15 @@ type BodyDef struct {
 	// other (the parts of one assembly); 0 collides with every body. See
 	// also World.SetPairFilter.
 	Group uint32
+	// Sensor makes the body a trigger volume: it touches nothing, and
+	// the world reports which dynamic and kinematic bodies overlap it
+	// (World.SensorEvents, World.SensorOverlaps), by narrow.Overlap, an
+	// exact test of the two meshes. A sensor must be Static or Kinematic
+	// (a kinematic one is moved by its velocity, or by SetPose); sensors
+	// do not detect each other or static bodies. Group and the pair
+	// filter apply to its pairs as to others. RayCast and QueryBox see
+	// sensors like other bodies (their filters can leave them out).
+	Sensor bool
 }
 
 // NewBodyDef returns a dynamic body definition for shape at pose with
@@ -88,6 +97,7 @@ type Body struct {
 	vp, wp mgl64.Vec3 // pseudo-velocities of the split impulse
 
 	group     uint32 // BodyDef.Group
+	sensor    bool   // BodyDef.Sensor
 	removed   bool   // World.RemoveBody: inert (static, out of the broad phase), its ID never reused
 	sleeping  bool
 	woken     bool    // woken during this step: immovable until it ends
@@ -138,6 +148,9 @@ func (b *Body) Sleeping() bool { return b.sleeping }
 // Group returns the body's collision group (BodyDef.Group).
 func (b *Body) Group() uint32 { return b.group }
 
+// Sensor reports whether the body is a sensor (BodyDef.Sensor).
+func (b *Body) Sensor() bool { return b.sensor }
+
 // Kinematic reports whether the body is kinematic (BodyDef.Kinematic).
 func (b *Body) Kinematic() bool { return b.kinematic }
 
@@ -170,7 +183,7 @@ func (b *Body) setPose(p narrow.Pose) {
 
 // build checks a BodyDef and returns the body it makes.
 func (d *BodyDef) build() (Body, error) {
-	b := Body{name: d.Name, shape: d.Shape, static: d.Static, kinematic: d.Kinematic, island: -1, group: d.Group}
+	b := Body{name: d.Name, shape: d.Shape, static: d.Static, kinematic: d.Kinematic, island: -1, group: d.Group, sensor: d.Sensor}
 	if d.Shape == nil {
 		return b, ErrNilShape
 	}
@@ -190,7 +203,9 @@ func (d *BodyDef) build() (Body, error) {
 	b.friction, b.restitution = d.Friction, d.Restitution
 	switch {
 	case d.Static && d.Kinematic:
-		return b, ErrBadKind
+		return b, fmt.Errorf("%w: both static and kinematic", ErrBadKind)
+	case d.Sensor && !d.Static && !d.Kinematic:
+		return b, fmt.Errorf("%w: a sensor must be static or kinematic", ErrBadKind)
 	case d.Kinematic:
 		mp, err := d.Shape.MassProps(1)
 		if err != nil {

@@ -36,7 +36,9 @@ func (w *World) less(i, j int32) bool {
 // which neither body is awake and dynamic (static-static, static-sleeping,
 // sleeping-sleeping, and kinematic with static, kinematic or, unless the
 // kinematic body moves, sleeping) are skipped, and so are those that
-// BodyDef.Group or the pair filter (SetPairFilter) rule out.
+// BodyDef.Group or the pair filter (SetPairFilter) rule out. Pairs with a
+// sensor go to w.sensorKeys instead (see updateSensors), awake or not:
+// a body asleep in a sensor stays in it.
 func (w *World) broadPhase() {
 	for i := range w.bodies {
 		if b := &w.bodies[i]; b.Awake() || b.moving() {
@@ -53,6 +55,7 @@ func (w *World) broadPhase() {
 		ord[j] = x
 	}
 	w.keys = w.keys[:0]
+	w.sensorKeys = w.sensorKeys[:0]
 	for i, bi := range ord {
 		a := &w.bodies[bi]
 		maxX := a.aabb.Max[0]
@@ -61,7 +64,11 @@ func (w *World) broadPhase() {
 			if b.aabb.Min[0] > maxX {
 				break
 			}
-			if !a.Awake() && !b.Awake() && !(a.moving() && b.sleeping) && !(b.moving() && a.sleeping) {
+			sensor := a.sensor || b.sensor
+			switch {
+			case sensor && (a.sensor && b.sensor || a.sensor && b.static || b.sensor && a.static):
+				continue // a sensor detects dynamic and kinematic bodies only
+			case !sensor && !a.Awake() && !b.Awake() && !(a.moving() && b.sleeping) && !(b.moving() && a.sleeping):
 				continue
 			}
 			if b.aabb.Min[1] > a.aabb.Max[1] || a.aabb.Min[1] > b.aabb.Max[1] ||
@@ -71,10 +78,15 @@ func (w *World) broadPhase() {
 			if a.group != 0 && a.group == b.group || w.filter != nil && !w.filter(BodyID(min(bi, bj)), BodyID(max(bi, bj))) {
 				continue
 			}
+			if sensor {
+				w.sensorKeys = append(w.sensorKeys, PairID(BodyID(bi), BodyID(bj)))
+				continue
+			}
 			w.keys = append(w.keys, PairID(BodyID(bi), BodyID(bj)))
 		}
 	}
 	slices.Sort(w.keys)
+	slices.Sort(w.sensorKeys)
 	w.pairs = w.pairs[:0]
 	for _, k := range w.keys {
 		a, b := BodyID(k>>32), BodyID(uint32(k))

@@ -8,7 +8,10 @@
 // state, not a general-purpose engine (no joints; continuous collision
 // detection only as motion cut back to a time of impact,
 // Config.CCDMotion). Bodies are static, kinematic (BodyDef.Kinematic) or
-// dynamic, and come and go between steps (AddBody, RemoveBody).
+// dynamic, and come and go between steps (AddBody, RemoveBody). Static and
+// kinematic bodies may be sensors (BodyDef.Sensor): trigger volumes that
+// touch nothing and report the bodies that overlap them, by the exact
+// overlap test narrow.Overlap (World.SensorEvents, World.SensorOverlaps).
 //
 // # A step
 //
@@ -19,7 +22,10 @@
 //     grown by MarginFactor × its shape's Size plus the distance its speed
 //     covers in a step. Pairs with no awake dynamic body (static-static,
 //     static-sleeping, sleeping-sleeping) are skipped, and so are those
-//     that BodyDef.Group or World.SetPairFilter rule out. Pairs are sorted by
+//     that BodyDef.Group or World.SetPairFilter rule out. Pairs of a
+//     sensor and a dynamic or kinematic body are tested with
+//     narrow.Overlap instead, asleep or not, and their changes since the
+//     last step become SensorEvents. Pairs are sorted by
 //     ID, PairID(a, b) = lo<<32 | hi, a stable function of the two body
 //     IDs under which the backend keeps the pair's iterative state.
 //  2. Narrow phase: every pair goes into one adapter.Batch at the poses of
@@ -116,7 +122,7 @@
 // Once its buffers have grown, a step allocates nothing. Bad input is
 // reported, never a panic: AddBody returns a *BodyError naming the body
 // (ErrNilShape, ErrNotMesh, ErrBadPose, ErrBadDensity, ErrBadMaterial,
-// ErrBadVelocity, ErrBadMass); the setters and RemoveBody return one
+// ErrBadVelocity, ErrBadMass, ErrBadKind); the setters and RemoveBody return one
 // wrapping ErrUnknownBody or ErrRemovedBody for an ID they cannot use;
 // Step returns ctx's error, a *PairError for a pair the backend rejected
 // (both leave the bodies untouched) or a *BodyError wrapping ErrDiverged.

@@ -32,8 +32,9 @@ var (
 	ErrBadMass = errors.New("invalid mass properties")
 	// ErrBadRay: a ray cast's origin, direction or length is unusable.
 	ErrBadRay = errors.New("invalid ray")
-	// ErrBadKind: a body definition is both Static and Kinematic.
-	ErrBadKind = errors.New("body is both static and kinematic")
+	// ErrBadKind: a body definition is both Static and Kinematic, or a
+	// Sensor that is neither.
+	ErrBadKind = errors.New("invalid kind of body")
 	// ErrKinematic: an impulse was applied to a kinematic body, which
 	// moves only as its velocity says.
 	ErrKinematic = errors.New("body is kinematic")

@@ -31,6 +31,14 @@ type World struct {
 	keys     []uint64               // this step's pair IDs, sorted
 	pairs    []Pair                 // this step's narrow-phase pairs, in key order
 
+	// Sensors (sensor.go): this step's sensor pairs whose boxes overlap,
+	// the pairs that overlap (last step's in overlapsPrev), and the
+	// changes between the two.
+	sensorKeys   []uint64
+	overlaps     []uint64
+	overlapsPrev []uint64
+	events       []SensorEvent
+
 	// Solver.
 	contacts []contact
 	warm     []warmImpulse // last step's impulses, sorted by key
@@ -84,6 +92,8 @@ type StepStats struct {
 
 	Speculative       int // speculative contacts (gaps) of every pair, before manifold reduction
 	SpeculativePoints int // speculative points handed to the solver (gaps that could close within the step)
+
+	SensorTests int // sensor pairs tested with narrow.Overlap
 
 	Swept   int // pairs swept for continuous collision detection (Config.CCDMotion)
 	Clamped int // bodies whose motion was cut back to a time of impact
@@ -171,7 +181,8 @@ func (w *World) AddBody(d BodyDef) (BodyID, error) {
 // for it, and the setters and a second RemoveBody fail with a *BodyError
 // wrapping ErrRemovedBody. Its shape is released from the narrow phase
 // (adapter.Batch.Release) once no other body of the world uses it. The
-// last step's Pairs, Results and ContactPoints may still name it.
+// last step's Pairs, Results and ContactPoints may still name it, and the
+// next step reports the end of its sensor overlaps (SensorEvents).
 func (w *World) RemoveBody(id BodyID) error {
 	b, err := w.body(id)
 	if err != nil {
@@ -186,7 +197,7 @@ func (w *World) RemoveBody(id BodyID) error {
 			w.Wake(BodyID(i))
 		}
 	}
-	*b = Body{name: b.name, shape: b.shape, static: true, removed: true, island: -1, pose: b.pose, rot: b.rot, com: b.com, aabb: b.aabb}
+	*b = Body{name: b.name, shape: b.shape, static: true, removed: true, island: -1, pose: b.pose, rot: b.rot, com: b.com, aabb: b.aabb, sensor: b.sensor}
 	w.sapOrder = slices.DeleteFunc(w.sapOrder, func(i int32) bool { return i == int32(id) })
 	for i := range w.bodies {
 		if o := &w.bodies[i]; !o.removed && o.shape == b.shape {
@@ -340,6 +351,7 @@ type Instance struct {
 	Pose      narrow.Pose
 	Static    bool
 	Kinematic bool
+	Sensor    bool
 	Sleeping  bool
 }
 
@@ -351,7 +363,7 @@ func (w *World) Instances(dst []Instance) []Instance {
 		if b.removed {
 			continue
 		}
-		dst = append(dst, Instance{Body: BodyID(i), Shape: b.shape, Pose: b.pose, Static: b.static, Kinematic: b.kinematic, Sleeping: b.sleeping})
+		dst = append(dst, Instance{Body: BodyID(i), Shape: b.shape, Pose: b.pose, Static: b.static, Kinematic: b.kinematic, Sensor: b.sensor, Sleeping: b.sleeping})
 	}
 	return dst
 }
@@ -412,6 +424,9 @@ func (w *World) Step(ctx context.Context) error {
 	*st = StepStats{}
 
 	w.broadPhase()
+	if err := w.updateSensors(); err != nil {
+		return err
+	}
 	w.batch.Begin()
 	for i := range w.pairs {
 		p := &w.pairs[i]
