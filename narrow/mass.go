@@ -58,14 +58,7 @@ func (s *Shape) MassProps(density float64) (MassProps, error) {
 	if s == nil || len(s.prims) == 0 || len(s.verts) == 0 {
 		return MassProps{}, newShapeError(ErrEmpty, "mass properties: shape has no primitives")
 	}
-	ref := [3]float64(s.bounds.Center())
-	var m moments
-	if s.dim == Dim2 {
-		ref[2] = 0
-		m = s.polygonMoments(ref)
-	} else {
-		m = s.meshMoments(ref)
-	}
+	ref, m := s.momentRef(), s.mom
 	measure := "volume"
 	if s.dim == Dim2 {
 		measure = "area"
@@ -131,6 +124,26 @@ func (s *Shape) MassProps(density float64) (MassProps, error) {
 		}
 	}
 	return p, nil
+}
+
+// momentRef is the point the moments of s are taken about: the centre of
+// its bounds (in the plane for a polygon), which keeps the products small.
+func (s *Shape) momentRef() [3]float64 {
+	ref := [3]float64(s.bounds.Center())
+	if s.dim == Dim2 {
+		ref[2] = 0
+	}
+	return ref
+}
+
+// moments returns the moments of s about momentRef; finish computes them
+// once, so that MassProps costs nothing per call (a world adds many bodies
+// of one shape).
+func (s *Shape) moments() moments {
+	if s.dim == Dim2 {
+		return s.polygonMoments(s.momentRef())
+	}
+	return s.meshMoments(s.momentRef())
 }
 
 // moments are the unit-density integrals of 1, r and r·rᵀ over the shape,

@@ -120,6 +120,7 @@ type Shape struct {
 	edgeBlocks []edgeBlockData     // per block of edgeBlock edges: their box and sharpest bend
 	edgeAngles []float64           // their bends, sharpest first (SharpEdges)
 	loops      int
+	mom        moments // about momentRef, for MassProps
 }
 
 // dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)
@@ -384,6 +385,7 @@ func (s *Shape) finish() {
 	}
 	s.vgroups = runBoxes(s.verts, s.vorder, groupVertices)
 	s.vleaves = runBoxes(s.verts, s.vorder, vertexLeaf)
+	s.mom = s.moments()
 }
 
 // runBoxes returns the boxes of the runs of n consecutive entries of
