@@ -103,3 +103,45 @@ func (w *World) QueryBox(q narrow.AABB, visit func(BodyID) bool) {
 		}
 	}
 }
+
+// QueryShape calls visit, in ID order, for every body (removed ones aside)
+// whose shape overlaps shape s placed at pose, until visit returns false:
+// the exact overlap of the two meshes (narrow.Overlap; touching counts),
+// tested for the bodies whose world box meets s's, at their current
+// poses. It is the question a spawner or a placement tool asks ("is this
+// spot free?"); sensors (BodyDef.Sensor) answer it for the bodies of the
+// world at every step. s must be a 3D shape and pose valid: otherwise the
+// error wraps ErrNilShape, ErrNotMesh or narrow.ErrBadPose. It allocates
+// nothing.
+func (w *World) QueryShape(s *narrow.Shape, pose narrow.Pose, visit func(BodyID) bool) error {
+	if s == nil || s.NumPrims() == 0 {
+		return fmt.Errorf("rigid: query shape: %w", ErrNilShape)
+	}
+	if s.Dim() != narrow.Dim3 {
+		return fmt.Errorf("rigid: query shape: %w", ErrNotMesh)
+	}
+	p, err := narrow.NewPose(pose.Pos, pose.Rot)
+	if err != nil {
+		return fmt.Errorf("rigid: query shape: %w", err)
+	}
+	t := p.Transform()
+	box := s.Bounds().Transformed(&t)
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		if b.removed {
+			continue
+		}
+		bb := b.shape.Bounds().Transformed(&narrow.Transform{R: b.rot, T: b.pose.Pos})
+		if bb.Intersect(box).Empty() {
+			continue
+		}
+		hit, err := narrow.Overlap(s, b.shape, p, b.pose)
+		if err != nil {
+			return fmt.Errorf("rigid: query shape: body %d: %w", i, err)
+		}
+		if hit && !visit(BodyID(i)) {
+			return nil
+		}
+	}
+	return nil
+}

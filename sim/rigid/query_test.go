@@ -230,3 +230,93 @@ func TestQueryBox(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryShape checks QueryShape against brute force (narrow.Overlap
+// with every body, no box test) for a box and a torus at random poses
+// among bunnies, tori and boxes; a stop after the first hit; and bad
+// queries.
+func TestQueryShape(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 3))
+	rot := func() mgl64.Quat {
+		return mgl64.QuatRotate(2*math.Pi*rng.Float64(), mgl64.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5 + 1e-3}.Normalize())
+	}
+	shapes := []*narrow.Shape{bunny, torus, box(t, mgl64.Vec3{0.3, 0.6, 0.2})}
+	var ids []rigid.BodyID
+	for i := range 15 {
+		pose := narrow.Pose{Pos: mgl64.Vec3{8*rng.Float64() - 4, 1 + 3*rng.Float64(), 8*rng.Float64() - 4}, Rot: rot()}
+		id, err := w.AddBody(rigid.NewBodyDef(shapes[i%len(shapes)], pose))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := w.RemoveBody(ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	probe := box(t, mgl64.Vec3{0.8, 0.2, 0.5})
+	found := 0
+	for k := range 300 {
+		q := []*narrow.Shape{probe, torus}[k%2]
+		pose := narrow.Pose{Pos: mgl64.Vec3{10*rng.Float64() - 5, 5 * rng.Float64(), 10*rng.Float64() - 5}, Rot: rot()}
+		var want []rigid.BodyID
+		for id := range rigid.BodyID(w.NumBodies()) {
+			b := w.Body(id)
+			if b == nil {
+				continue
+			}
+			hit, err := narrow.Overlap(q, b.Shape(), pose, b.Pose())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hit {
+				want = append(want, id)
+			}
+		}
+		var got []rigid.BodyID
+		if err := w.QueryShape(q, pose, func(id rigid.BodyID) bool { got = append(got, id); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %d at %v: %v, want %v", k, pose, got, want)
+		}
+		found += len(got)
+		if len(want) > 1 {
+			got = got[:0]
+			if err := w.QueryShape(q, pose, func(id rigid.BodyID) bool { got = append(got, id); return false }); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want[:1]) {
+				t.Fatalf("stopped query: %v, want %v", got, want[:1])
+			}
+		}
+	}
+	if found < 100 {
+		t.Errorf("only %d overlaps found in 300 queries: the test needs more", found)
+	}
+	square, err := narrow.NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    *narrow.Shape
+		pose narrow.Pose
+		want error
+	}{
+		{nil, narrow.Identity, rigid.ErrNilShape},
+		{square, narrow.Identity, rigid.ErrNotMesh},
+		{probe, narrow.Pose{Pos: mgl64.Vec3{math.Inf(1), 0, 0}, Rot: mgl64.QuatIdent()}, narrow.ErrBadPose},
+	} {
+		if err := w.QueryShape(c.s, c.pose, func(rigid.BodyID) bool { return true }); !errors.Is(err, c.want) {
+			t.Errorf("QueryShape: %v, want %v", err, c.want)
+		}
+	}
+}
