@@ -12,6 +12,8 @@
 // kinematic bodies may be sensors (BodyDef.Sensor): trigger volumes that
 // touch nothing and report the bodies that overlap them, by the exact
 // overlap test narrow.Overlap (World.SensorEvents, World.SensorOverlaps).
+// World.ContactEvents reports the pairs that begin and cease to touch
+// (sleeping pairs keep touching), and World.ContactPoints the impulses.
 //
 // # A step
 //

@@ -39,22 +39,29 @@ func (w *World) updateSensors() error {
 	}
 	w.events = w.events[:0]
 	prev := w.overlaps
+	diffKeys(prev, next, func(k uint64, begin bool) { w.events = append(w.events, w.sensorEvent(k, begin)) })
+	w.overlaps, w.overlapsPrev = next, prev
+	return nil
+}
+
+// diffKeys calls f, in key order, with each key of next that prev lacks
+// (begin) and each key of prev that next lacks (not begin); both are
+// sorted.
+func diffKeys(prev, next []uint64, f func(k uint64, begin bool)) {
 	i, j := 0, 0
 	for i < len(prev) || j < len(next) {
 		switch {
 		case j == len(next) || i < len(prev) && prev[i] < next[j]:
-			w.events = append(w.events, w.sensorEvent(prev[i], false))
+			f(prev[i], false)
 			i++
 		case i == len(prev) || next[j] < prev[i]:
-			w.events = append(w.events, w.sensorEvent(next[j], true))
+			f(next[j], true)
 			j++
 		default:
 			i++
 			j++
 		}
 	}
-	w.overlaps, w.overlapsPrev = next, prev
-	return nil
 }
 
 // sensorEvent returns the event of pair k: which of its bodies is the

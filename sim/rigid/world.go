@@ -39,6 +39,11 @@ type World struct {
 	overlapsPrev []uint64
 	events       []SensorEvent
 
+	// Contact events (events.go): the pairs that touch, last step's, and
+	// the changes.
+	touching, touchingPrev []uint64
+	contactEvents          []ContactEvent
+
 	// Solver.
 	contacts []contact
 	warm     []warmImpulse // last step's impulses, sorted by key
@@ -461,6 +466,7 @@ func (w *World) Step(ctx context.Context) error {
 		st.Rays = dt.Rays
 	}
 
+	w.updateTouching(res)
 	w.wakeTouched(res)
 	w.prepareBodies()
 	w.buildContacts(res)

@@ -1,0 +1,66 @@
+package rigid
+
+import (
+	"slices"
+
+	"github.com/irtcd/irtcd/narrow"
+)
+
+// ContactEvent is a change in whether two bodies touch, seen by the last
+// step: bodies A < B began (Begin) or ceased to have contacts (vertex or
+// edge contacts; speculative gaps do not count). Bodies that fall asleep
+// touching still touch: their pair leaves the narrow phase, not the
+// contact. A removed body's contacts end at the next step.
+type ContactEvent struct {
+	A, B  BodyID
+	Begin bool
+}
+
+// updateTouching records which pairs touch after this step's narrow phase
+// (w.pairs and res, in pair order) and the changes since the last step. A
+// pair that touched and is absent from this step's narrow phase still
+// touches if it is dormant: both its bodies are still there and neither
+// moves (asleep, static, or kinematic without velocity), so the broad
+// phase left it out with nothing changed between them.
+func (w *World) updateTouching(res []narrow.PairResult) {
+	prev, next := w.touching, w.touchingPrev[:0]
+	j := 0
+	dormant := func(k uint64) bool {
+		a, b := &w.bodies[k>>32], &w.bodies[uint32(k)]
+		return !a.removed && !b.removed && !a.Awake() && !b.Awake() && !a.moving() && !b.moving()
+	}
+	for i := range w.pairs {
+		k := w.pairs[i].ID
+		for ; j < len(prev) && prev[j] < k; j++ {
+			if dormant(prev[j]) {
+				next = append(next, prev[j])
+			}
+		}
+		if len(res[i].Touching()) > 0 {
+			next = append(next, k)
+		}
+	}
+	for ; j < len(prev); j++ {
+		if k := prev[j]; (len(w.pairs) == 0 || k > w.pairs[len(w.pairs)-1].ID) && dormant(k) {
+			next = append(next, k)
+		}
+	}
+	w.contactEvents = w.contactEvents[:0]
+	diffKeys(prev, next, func(k uint64, begin bool) {
+		w.contactEvents = append(w.contactEvents, ContactEvent{A: BodyID(k >> 32), B: BodyID(uint32(k)), Begin: begin})
+	})
+	w.touching, w.touchingPrev = next, prev
+}
+
+// ContactEvents appends the last step's contact events to dst, in pair
+// order (PairID), and returns it.
+func (w *World) ContactEvents(dst []ContactEvent) []ContactEvent {
+	return append(dst, w.contactEvents...)
+}
+
+// Touching reports whether bodies a and b touched at the last step (see
+// ContactEvent).
+func (w *World) Touching(a, b BodyID) bool {
+	_, ok := slices.BinarySearch(w.touching, PairID(a, b))
+	return ok
+}
