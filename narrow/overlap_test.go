@@ -394,3 +394,48 @@ func FuzzOverlap2D(f *testing.F) {
 		}
 	})
 }
+
+// TestOverlapGridBoxes checks Overlap on axis-aligned boxes with integer
+// corners, where the exact answer is the closed boxes' intersection and
+// most meetings are degenerate: shared faces (coplanar triangles), edges
+// and corners, or faces in one plane overlapping.
+func TestOverlapGridBoxes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	corners := func() (lo, hi mgl64.Vec3) {
+		for k := range 3 {
+			a, b := rng.IntN(7)-3, rng.IntN(7)-3
+			if a == b {
+				b++
+			}
+			lo[k], hi[k] = float64(min(a, b)), float64(max(a, b))
+		}
+		return lo, hi
+	}
+	touching := 0
+	for range 3000 {
+		l1, h1 := corners()
+		l2, h2 := corners()
+		a, err := NewBox(l1, h1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewBox(l2, h2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, touch := true, false
+		for c := range 3 {
+			want = want && l1[c] <= h2[c] && l2[c] <= h1[c]
+			touch = touch || l1[c] == h2[c] || l2[c] == h1[c]
+		}
+		if want && touch {
+			touching++
+		}
+		if got, err := Overlap(a, b, Identity, Identity); err != nil || got != want {
+			t.Fatalf("boxes %v–%v and %v–%v: Overlap %v (%v), want %v", l1, h1, l2, h2, got, err, want)
+		}
+	}
+	if touching < 300 {
+		t.Errorf("only %d boxes just touching: the test needs more", touching)
+	}
+}
