@@ -55,14 +55,8 @@ func bruteRay(w *rigid.World, o, u mgl64.Vec3, maxT float64, keep func(rigid.Bod
 // rays are refused.
 func TestRayCast(t *testing.T) {
 	w, _ := newWorld(t, nil)
-	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bunny := mesh(t, "bunny")
+	torus := mesh(t, "torus")
 	rng := rand.New(rand.NewPCG(4, 2))
 	unit := func() mgl64.Vec3 {
 		for {
@@ -237,14 +231,8 @@ func TestQueryBox(t *testing.T) {
 // queries.
 func TestQueryShape(t *testing.T) {
 	w, _ := newWorld(t, nil)
-	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bunny := mesh(t, "bunny")
+	torus := mesh(t, "torus")
 	rng := rand.New(rand.NewPCG(9, 3))
 	rot := func() mgl64.Quat {
 		return mgl64.QuatRotate(2*math.Pi*rng.Float64(), mgl64.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5 + 1e-3}.Normalize())

@@ -50,6 +50,16 @@ func box(t testing.TB, h mgl64.Vec3) *narrow.Shape {
 	return s
 }
 
+// mesh loads testdata/name.obj.
+func mesh(t testing.TB, name string) *narrow.Shape {
+	t.Helper()
+	s, err := narrow.LoadOBJ("../../testdata/" + name + ".obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func at(x, y, z float64) narrow.Pose {
 	return narrow.Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()}
 }
@@ -275,10 +285,7 @@ func bounce(t *testing.T, change func(*rigid.Config), e, h0 float64) float64 {
 func pile(t testing.TB, change func(*rigid.Config)) *rigid.World {
 	t.Helper()
 	w, _ := newWorld(t, change)
-	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bunny := mesh(t, "bunny")
 	cube := box(t, mgl64.Vec3{0.4, 0.4, 0.4})
 	for i := 0; i < 18; i++ {
 		s := bunny

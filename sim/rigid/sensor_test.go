@@ -97,10 +97,7 @@ func sensorWatch(t *testing.T, w *rigid.World, steps int) []rigid.SensorEvent {
 // overlaps it (its convex hull would), the one through the ring does,
 // once. Both fall as they fall without the sensor, bit for bit.
 func TestSensorTorus(t *testing.T) {
-	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
+	torus := mesh(t, "torus")
 	cube := box(t, mgl64.Vec3{0.3, 0.3, 0.3})
 	scene := func(sensor bool) (*rigid.World, rigid.BodyID, rigid.BodyID, rigid.BodyID) {
 		w, _ := newWorld(t, nil)
@@ -110,6 +107,7 @@ func TestSensorTorus(t *testing.T) {
 		if sensor {
 			d := rigid.NewBodyDef(torus, at(0, 3, 0))
 			d.Static, d.Sensor = true, true
+			var err error
 			if s, err = w.AddBody(d); err != nil {
 				t.Fatal(err)
 			}
