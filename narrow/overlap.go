@@ -21,7 +21,9 @@ import "fmt"
 // overlap only if one lies inside the other: one vertex of each decides
 // (Shape.Nearest's side test; a vertex on the other's surface, within
 // TEps, touches it). Edges whose segment misses the other shape's box are
-// skipped. The ray-primitive test widens each primitive by a relative
+// skipped, and so are those whose part in the box the other shape's
+// outside grid clears (sphere tracing along it: no point of it near the
+// surface). The ray-primitive test widens each primitive by a relative
 // 1e-9 so that rays through shared edges are not lost; edges that lie in
 // a face of the other shape (coplanar) are caught where they meet that
 // face's neighbours or where a vertex touches.
@@ -60,20 +62,56 @@ func Overlap(a, b *Shape, pa, pb Pose) (bool, error) {
 }
 
 // edgesCross reports whether an edge of src, mapped into dst's frame by t,
-// meets a primitive of dst (box: dst's bounds, grown by its TEps).
+// meets a primitive of dst (box: dst's bounds, grown by its TEps). It
+// walks src's hierarchy: a subtree whose box, mapped by t, misses box
+// holds no edge to test.
 func edgesCross(src *Shape, t *Transform, dst *Shape, box *AABB) bool {
-	for i, p := range src.prims {
-		if p[2] < 0 { // a segment: one edge
-			if edgeCrosses(src.verts[p[0]], src.verts[p[1]], t, dst, box) {
+	if src.fat == nil {
+		return primEdgesCross(src, src.leaf, t, dst, box)
+	}
+	var stack [maxDepth + 2]int32
+	sp := 1
+	for sp > 0 {
+		sp--
+		n := &src.fat[stack[sp]]
+		for k := range 2 {
+			var b AABB
+			for a := range 3 {
+				b.Min[a], b.Max[a] = float64(n.box[0][a][k]), float64(n.box[1][a][k])
+			}
+			if src.dim == Dim2 {
+				b.Min[2], b.Max[2] = 0, 0 // the nodes' z slabs are unbounded (padBox); a polygon lies at z = 0
+			}
+			if b = b.Transformed(t); !b.meets(box) {
+				continue
+			}
+			if c := n.count[k]; c > 0 {
+				if primEdgesCross(src, src.leaf[n.child[k]:n.child[k]+c], t, dst, box) {
+					return true
+				}
+				continue
+			}
+			stack[sp] = n.child[k]
+			sp++
+		}
+	}
+	return false
+}
+
+// primEdgesCross is edgesCross for the edges of prims. A triangle's edges
+// k (Adjacent) are c-a, a-b and b-c; each edge of a closed mesh is shared
+// by two triangles and tested with the one of lower index.
+func primEdgesCross(src *Shape, prims []primData, t *Transform, dst *Shape, box *AABB) bool {
+	for i := range prims {
+		p := &prims[i]
+		if p.c < 0 { // a segment: one edge
+			if edgeCrosses(src.verts[p.a], src.verts[p.b], t, dst, box) {
 				return true
 			}
 			continue
 		}
-		// A triangle's edges k (Adjacent): c-a, a-b, b-c; each edge of a
-		// closed mesh is shared by two triangles and traced by the one
-		// with the lower index.
-		for k, e := range [3][2]int32{{p[2], p[0]}, {p[0], p[1]}, {p[1], p[2]}} {
-			if n := src.adj[i][k]; n >= 0 && int(n) < i {
+		for k, e := range [3][2]int32{{p.c, p.a}, {p.a, p.b}, {p.b, p.c}} {
+			if n := src.adj[p.id][k]; n >= 0 && n < p.id {
 				continue
 			}
 			if edgeCrosses(src.verts[e[0]], src.verts[e[1]], t, dst, box) {
@@ -88,7 +126,8 @@ func edgesCross(src *Shape, t *Transform, dst *Shape, box *AABB) bool {
 // dst's frame by t, meets a primitive of dst, ends included.
 func edgeCrosses(u, v [3]float64, t *Transform, dst *Shape, box *AABB) bool {
 	p, q := t.Apply(u), t.Apply(v)
-	if !box.meetsSegment(p, q) {
+	t0, t1, ok := box.segmentRange(p, q)
+	if !ok {
 		return false
 	}
 	d := sub3(q, p)
@@ -96,8 +135,14 @@ func edgeCrosses(u, v [3]float64, t *Transform, dst *Shape, box *AABB) bool {
 	if !(l > 0) {
 		return false
 	}
+	dir := scale3(d, 1/l)
+	// The part in the box, sphere-traced through the outside grid: clear
+	// of the surface all along, it crosses nothing.
+	if o := add3(p, scale3(d, t0)); dst.grid.clearAlong(&o, &dir, (t1-t0)*l) {
+		return false
+	}
 	var lq lineQuery
-	lq.init(p, scale3(d, 1/l), -dst.tEps, 0)
+	lq.init(p, dir, -dst.tEps, 0)
 	lq.fwd.T = l + dst.tEps // hits up to the far end, and a little past it
 	dst.traceBVH(&lq)
 	return lq.fwd.Prim >= 0

@@ -326,18 +326,30 @@ func TestOverlapAllocs(t *testing.T) {
 	}
 }
 
+// BenchmarkOverlap times Overlap on two bunnies against the brute-force
+// reference (every edge against every triangle, then winding numbers):
+// crossing, boxes overlapping without contact, and apart. Compare with
+// benchstat -col /method.
 func BenchmarkOverlap(b *testing.B) {
 	m := testMeshes(b, "bunny")[0]
 	for _, c := range []struct {
 		name string
 		off  float64
-	}{{"crossing", 0.5}, {"boxes-apart", 1.7}} {
+	}{{"crossing", 0.5}, {"near", 1.05}, {"apart", 1.7}} {
 		pb := Pose{Pos: mgl64.Vec3{c.off * m.size, 0, 0}, Rot: mgl64.QuatRotate(0.7, mgl64.Vec3{0, 1, 0})}
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				_, _ = Overlap(m, m, Identity, pb)
-			}
-		})
+		for _, method := range []string{"edge-rays", "brute-force"} {
+			b.Run("pose="+c.name+"/method="+method, func(b *testing.B) {
+				var hit bool
+				for b.Loop() {
+					if method == "edge-rays" {
+						hit, _ = Overlap(m, m, Identity, pb)
+					} else {
+						hit = refOverlap(m, m, Identity, pb)
+					}
+				}
+				b.ReportMetric(map[bool]float64{true: 1}[hit], "overlap")
+			})
+		}
 	}
 }
 

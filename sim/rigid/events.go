@@ -1,6 +1,7 @@
 package rigid
 
 import (
+	"math"
 	"slices"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -29,22 +30,21 @@ func (w *World) updateTouching(res []narrow.PairResult) {
 		a, b := &w.bodies[k>>32], &w.bodies[uint32(k)]
 		return !a.removed && !b.removed && !a.Awake() && !b.Awake() && !a.moving() && !b.moving()
 	}
-	for i := range w.pairs {
-		k := w.pairs[i].ID
-		for ; j < len(prev) && prev[j] < k; j++ {
-			if dormant(prev[j]) {
+	keep := func(upTo uint64) { // last step's pairs before upTo that are not in this step's
+		for ; j < len(prev) && prev[j] <= upTo; j++ {
+			if prev[j] < upTo && dormant(prev[j]) {
 				next = append(next, prev[j])
 			}
 		}
+	}
+	for i := range w.pairs {
+		k := w.pairs[i].ID
+		keep(k)
 		if len(res[i].Touching()) > 0 {
 			next = append(next, k)
 		}
 	}
-	for ; j < len(prev); j++ {
-		if k := prev[j]; (len(w.pairs) == 0 || k > w.pairs[len(w.pairs)-1].ID) && dormant(k) {
-			next = append(next, k)
-		}
-	}
+	keep(math.MaxUint64)
 	w.contactEvents = w.contactEvents[:0]
 	diffKeys(prev, next, func(k uint64, begin bool) {
 		w.contactEvents = append(w.contactEvents, ContactEvent{A: BodyID(k >> 32), B: BodyID(uint32(k)), Begin: begin})
