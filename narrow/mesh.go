@@ -148,6 +148,7 @@ func (s *Shape) validateMesh() error {
 			continue
 		}
 		comp[seed] = int32(seed)
+		s.compVerts = append(s.compVerts, s.prims[seed][0])
 		stack = append(stack[:0], int32(seed))
 		vol := 0.0
 		// Volume relative to a point of the component keeps it exact for

@@ -12,21 +12,23 @@ import "fmt"
 //
 // Two closed surfaces cross iff an edge of one crosses a primitive of the
 // other: a triangle-triangle intersection always has an edge of one of
-// the two triangles through the other (Mochi, Sharma et al., §3.4.1,
-// Reduction 4: "rays along the triangle edges", both ways), and in 2D two
-// segments that cross do so along both. So each edge of a is traced as a
-// segment against b, through b's BVH and with the standard rays' exact
-// ray-primitive test, then each edge of b against a; the first hit ends
-// the test. If no edge crosses, the boundaries are apart, and the shapes
-// overlap only if one lies inside the other: one vertex of each decides
+// the two triangles through the other (Mochi, Mandarapu, James and
+// Kulkarni, §3.4.1, Reduction 4: rays along the triangles' edges, both
+// ways), and in 2D two segments that cross do so along both. So each edge
+// of a is traced as a segment against b, through b's BVH and with the
+// standard rays' exact ray-primitive test, then each edge of b against a;
+// the first hit ends the test. The edges come from a walk of the source's
+// BVH that skips the subtrees whose box, mapped into the other's frame,
+// misses the other's box; an edge whose part in that box the other
+// shape's outside grid clears (sphere tracing: no point of it near the
+// surface) is not traced. If no edge crosses, the boundaries are apart,
+// and the shapes overlap only if a connected component of one lies
+// inside the other: one vertex of each component decides
 // (Shape.Nearest's side test; a vertex on the other's surface, within
-// TEps, touches it). Edges whose segment misses the other shape's box are
-// skipped, and so are those whose part in the box the other shape's
-// outside grid clears (sphere tracing along it: no point of it near the
-// surface). The ray-primitive test widens each primitive by a relative
-// 1e-9 so that rays through shared edges are not lost; edges that lie in
-// a face of the other shape (coplanar) are caught where they meet that
-// face's neighbours or where a vertex touches.
+// TEps, touches it). The ray-primitive test widens each primitive by a
+// relative 1e-9 so that rays through shared edges are not lost; edges
+// that lie in a face of the other shape (coplanar) are caught where they
+// meet that face's neighbours or where a vertex touches.
 //
 // It allocates nothing. The shapes must have the same dimension and the
 // poses must be valid (as Backend.Detect checks them); errors wrap
@@ -148,11 +150,17 @@ func edgeCrosses(u, v [3]float64, t *Transform, dst *Shape, box *AABB) bool {
 	return lq.fwd.Prim >= 0
 }
 
-// touchesInside reports whether src's first vertex of a primitive, mapped
-// into dst's frame by t, lies inside dst or on its surface (within TEps):
-// with no edge crossing, whether src lies inside dst.
+// touchesInside reports whether a vertex of some connected component of
+// src (a loop of a polygon), mapped into dst's frame by t, lies inside
+// dst or on its surface (within TEps): with no edge crossing, whether a
+// component of src lies inside dst. One vertex per component is needed:
+// a mesh of two spheres may hold one inside dst and the other far away.
 func touchesInside(src *Shape, t *Transform, dst *Shape) bool {
-	x := t.Apply(src.verts[src.prims[0][0]])
-	_, dist, _, inside := dst.Nearest(x)
-	return inside || dist <= dst.tEps
+	for _, v := range src.compVerts {
+		x := t.Apply(src.verts[v])
+		if _, dist, _, inside := dst.Nearest(x); inside || dist <= dst.tEps {
+			return true
+		}
+	}
+	return false
 }

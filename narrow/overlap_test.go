@@ -288,6 +288,70 @@ func TestOverlapCases(t *testing.T) {
 	}
 }
 
+// TestOverlapComponents: shapes of several connected components, where
+// one vertex is not enough to tell containment: a mesh of two cubes with
+// one far away and the other inside a box, and a square ring (a polygon
+// with a hole) around a small square, inside a big one, and beside it.
+func TestOverlapComponents(t *testing.T) {
+	var verts []mgl64.Vec3
+	var tris [][3]int
+	for _, lo := range []mgl64.Vec3{{10, 0, 0}, {0, 0, 0}} {
+		n := len(verts)
+		verts = append(verts, BoxCorners(lo, lo.Add(mgl64.Vec3{1, 1, 1}))...)
+		for _, tr := range BoxTriangles() {
+			tris = append(tris, [3]int{tr[0] + n, tr[1] + n, tr[2] + n})
+		}
+	}
+	pair, err := NewMesh(verts, tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{2, 2, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := NewPolygon(square(0, 0, 4), square(1, 1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := NewPolygon(square(0, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge, err := NewPolygon(square(-5, -5, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(x, y, z float64) Pose { return Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()} }
+	for _, c := range []struct {
+		name   string
+		a, b   *Shape
+		pa, pb Pose
+		want   bool
+	}{
+		{"second cube inside the box", pair, big, Identity, Identity, true},
+		{"both cubes away from the box", pair, big, Identity, at(5, 0, 0), false},
+		{"small square in the ring's hole", ring, small, Identity, Pose2D(1.5, 1.5, 0), false},
+		{"small square across the hole's edge", ring, small, Identity, Pose2D(0.5, 1.5, 0), true},
+		{"ring inside a huge square", ring, huge, Identity, Identity, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, swap := range []bool{false, true} {
+				var got bool
+				var err error
+				if swap {
+					got, err = Overlap(c.b, c.a, c.pb, c.pa)
+				} else {
+					got, err = Overlap(c.a, c.b, c.pa, c.pb)
+				}
+				if err != nil || got != c.want {
+					t.Errorf("swapped %v: Overlap %v (%v), want %v", swap, got, err, c.want)
+				}
+			}
+		})
+	}
+}
+
 // TestOverlapErrors: bad input gets a typed error, never a panic.
 func TestOverlapErrors(t *testing.T) {
 	cube, err := NewBox(mgl64.Vec3{0, 0, 0}, mgl64.Vec3{1, 1, 1})

@@ -53,6 +53,7 @@ func NewPolygon(outer []mgl64.Vec2, holes ...[]mgl64.Vec2) (*Shape, error) {
 				}
 			}
 		}
+		s.compVerts = append(s.compVerts, int32(len(s.verts)))
 		for _, v := range l {
 			s.verts = append(s.verts, [3]float64{v[0], v[1], 0})
 		}

@@ -121,6 +121,7 @@ type Shape struct {
 	edgeAngles []float64           // their bends, sharpest first (SharpEdges)
 	loops      int
 	mom        moments // about momentRef, for MassProps
+	compVerts  []int32 // a vertex of each connected component (each loop of a polygon), for Overlap
 }
 
 // dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)
