@@ -14,7 +14,13 @@ import (
 // Eq. 2 but may be clear in both directions gets its clearance searches
 // (run on every worker) before the decision is final (see decide).
 func (b *Backend) prepare(pairs []narrow.Pair) {
-	clear(b.ids)
+	if len(pairs) > b.idsCap {
+		// Sized for the batch at once (every pair may be new) rather
+		// than grown entry by entry through the lookups.
+		b.ids, b.idsCap = make(map[uint64]int32, len(pairs)), len(pairs)
+	} else {
+		clear(b.ids)
+	}
 	b.fresh = b.fresh[:0]
 	n := len(pairs)
 	blocks := (n + pairBlock - 1) / pairBlock

@@ -350,6 +350,7 @@ type Store struct {
 	order []*PairState // by batch index at the last Sweep; nil where no state
 	next  []*PairState // this step's order, built by Claim, Lookup and Put
 	free  []*PairState
+	mCap  int // the size m was made for
 	step  uint64
 	hint  int // where in order the next pair is expected: after the last one placed (see find)
 	seen  int // batch indices below this one have been taken or passed over by find's hint
@@ -361,7 +362,11 @@ func (st *Store) Begin() { st.BeginBatch(0) }
 // BeginBatch starts a step whose batch has n pairs: Claim may then be
 // called for batch indices below n.
 func (st *Store) BeginBatch(n int) {
-	if st.m == nil {
+	if len(st.m) == 0 && n > st.mCap {
+		// Every pair may be new (a first step, or after Forget): size
+		// the map for the batch rather than grow it state by state.
+		st.m, st.mCap = make(map[uint64]*PairState, n), n
+	} else if st.m == nil {
 		st.m = make(map[uint64]*PairState)
 	}
 	st.step++
@@ -510,12 +515,19 @@ func (st *Store) placed(s *PairState) bool {
 // back if the step fails.
 func (st *Store) New(a, b narrow.ShapeID) *PairState {
 	var s *PairState
-	if n := len(st.free); n > 0 {
-		s = st.free[n-1]
-		st.free = st.free[:n-1]
-	} else {
-		s = new(PairState)
+	if len(st.free) == 0 {
+		// States come in slabs (a quarter of the pairs in the store
+		// and in this step's batch, at least 32): a batch of new pairs
+		// costs a few allocations, not one each. They are recycled,
+		// never freed.
+		slab := make([]PairState, max(32, (len(st.m)+len(st.next))/4))
+		for i := len(slab) - 1; i >= 0; i-- {
+			st.free = append(st.free, &slab[i])
+		}
 	}
+	n := len(st.free)
+	s = st.free[n-1]
+	st.free = st.free[:n-1]
 	s.reset(a, b)
 	return s
 }
