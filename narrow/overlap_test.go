@@ -130,18 +130,10 @@ func refOverlap(a, b *Shape, pa, pb Pose) bool {
 // every pose, with both outcomes frequent.
 func TestOverlapBruteForce(t *testing.T) {
 	meshes := testMeshes(t, "bunny", "torus", "teddy")
-	box, err := NewBox(mgl64.Vec3{-0.3, -0.2, -0.1}, mgl64.Vec3{0.3, 0.2, 0.1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meshes = append(meshes, box)
+	meshes = append(meshes, mustBox(t, mgl64.Vec3{-0.3, -0.2, -0.1}, mgl64.Vec3{0.3, 0.2, 0.1}))
 	var polys []*Shape
 	for _, l := range [][]mgl64.Vec2{star(24), lShape(), comb()} {
-		s, err := NewPolygon(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		polys = append(polys, s)
+		polys = append(polys, mustPolygon(t, l))
 	}
 	rng := rand.New(rand.NewPCG(3, 11))
 	for _, set := range []struct {
@@ -196,10 +188,7 @@ func TestOverlapNested(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for _, m := range meshes {
 		h := 0.01 * m.size
-		small, err := NewBox(mgl64.Vec3{-h, -h, -h}, mgl64.Vec3{h, h, h})
-		if err != nil {
-			t.Fatal(err)
-		}
+		small := mustBox(t, mgl64.Vec3{-h, -h, -h}, mgl64.Vec3{h, h, h})
 		in, out := 0, 0
 		for k := 0; k < 400 && (in < 20 || out < 20); k++ {
 			var x mgl64.Vec3
@@ -239,29 +228,60 @@ func TestOverlapNested(t *testing.T) {
 	}
 }
 
+// overlapCase is a pose of two shapes and whether they overlap.
+type overlapCase struct {
+	name   string
+	a, b   *Shape
+	pa, pb Pose
+	want   bool
+}
+
+// checkOverlapCases checks each case both ways round.
+func checkOverlapCases(t *testing.T, cases []overlapCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, swap := range []bool{false, true} {
+				a, b, pa, pb := c.a, c.b, c.pa, c.pb
+				if swap {
+					a, b, pa, pb = b, a, pb, pa
+				}
+				if got, err := Overlap(a, b, pa, pb); err != nil || got != c.want {
+					t.Errorf("swapped %v: Overlap %v (%v), want %v", swap, got, err, c.want)
+				}
+			}
+		})
+	}
+}
+
+func mustBox(t testing.TB, lo, hi mgl64.Vec3) *Shape {
+	t.Helper()
+	s, err := NewBox(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustPolygon(t testing.TB, outer []mgl64.Vec2, holes ...[]mgl64.Vec2) *Shape {
+	t.Helper()
+	s, err := NewPolygon(outer, holes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func at(x, y, z float64) Pose { return Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()} }
+
 // TestOverlapCases checks the cases that random poses do not reach:
 // surfaces that touch, faces in one plane, and crossings without a vertex
 // inside, where contacts find nothing.
 func TestOverlapCases(t *testing.T) {
-	cube, err := NewBox(mgl64.Vec3{0, 0, 0}, mgl64.Vec3{1, 1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bar, err := NewPolygon([]mgl64.Vec2{{-2, -0.1}, {2, -0.1}, {2, 0.1}, {-2, 0.1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sq, err := NewPolygon(square(0, 0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := func(x, y, z float64) Pose { return Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()} }
-	for _, c := range []struct {
-		name   string
-		a, b   *Shape
-		pa, pb Pose
-		want   bool
-	}{
+	cube := mustBox(t, mgl64.Vec3{0, 0, 0}, mgl64.Vec3{1, 1, 1})
+	bar := mustPolygon(t, []mgl64.Vec2{{-2, -0.1}, {2, -0.1}, {2, 0.1}, {-2, 0.1}})
+	sq := mustPolygon(t, square(0, 0, 1))
+	checkOverlapCases(t, []overlapCase{
 		{"cubes face to face", cube, cube, Identity, at(1, 0, 0), true},
 		{"cubes 1e-6 apart", cube, cube, Identity, at(1+1e-6, 0, 0), false},
 		{"cubes sharing planes", cube, cube, Identity, at(0.5, 0, 0), true},
@@ -272,20 +292,7 @@ func TestOverlapCases(t *testing.T) {
 		{"bars side by side", bar, bar, Identity, Pose2D(0, 0.3, 0), false},
 		{"squares edge to edge", sq, sq, Identity, Pose2D(1, 0.5, 0), true},
 		{"square inside a bar's width", sq, bar, Pose2D(-0.5, -0.05, 0), Pose2D(0, 0, 0), true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := Overlap(c.a, c.b, c.pa, c.pb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != c.want {
-				t.Errorf("Overlap = %v, want %v", got, c.want)
-			}
-			if back, _ := Overlap(c.b, c.a, c.pb, c.pa); back != got {
-				t.Errorf("swapped: %v, want the same", back)
-			}
-		})
-	}
+	})
 }
 
 // TestOverlapComponents: shapes of several connected components, where
@@ -306,62 +313,23 @@ func TestOverlapComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big, err := NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{2, 2, 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ring, err := NewPolygon(square(0, 0, 4), square(1, 1, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	small, err := NewPolygon(square(0, 0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	huge, err := NewPolygon(square(-5, -5, 20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := func(x, y, z float64) Pose { return Pose{Pos: mgl64.Vec3{x, y, z}, Rot: mgl64.QuatIdent()} }
-	for _, c := range []struct {
-		name   string
-		a, b   *Shape
-		pa, pb Pose
-		want   bool
-	}{
+	big := mustBox(t, mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{2, 2, 2})
+	ring := mustPolygon(t, square(0, 0, 4), square(1, 1, 2))
+	small := mustPolygon(t, square(0, 0, 1))
+	huge := mustPolygon(t, square(-5, -5, 20))
+	checkOverlapCases(t, []overlapCase{
 		{"second cube inside the box", pair, big, Identity, Identity, true},
 		{"both cubes away from the box", pair, big, Identity, at(5, 0, 0), false},
 		{"small square in the ring's hole", ring, small, Identity, Pose2D(1.5, 1.5, 0), false},
 		{"small square across the hole's edge", ring, small, Identity, Pose2D(0.5, 1.5, 0), true},
 		{"ring inside a huge square", ring, huge, Identity, Identity, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			for _, swap := range []bool{false, true} {
-				var got bool
-				var err error
-				if swap {
-					got, err = Overlap(c.b, c.a, c.pb, c.pa)
-				} else {
-					got, err = Overlap(c.a, c.b, c.pa, c.pb)
-				}
-				if err != nil || got != c.want {
-					t.Errorf("swapped %v: Overlap %v (%v), want %v", swap, got, err, c.want)
-				}
-			}
-		})
-	}
+	})
 }
 
 // TestOverlapErrors: bad input gets a typed error, never a panic.
 func TestOverlapErrors(t *testing.T) {
-	cube, err := NewBox(mgl64.Vec3{0, 0, 0}, mgl64.Vec3{1, 1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sq, err := NewPolygon(square(0, 0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cube := mustBox(t, mgl64.Vec3{0, 0, 0}, mgl64.Vec3{1, 1, 1})
+	sq := mustPolygon(t, square(0, 0, 1))
 	for _, c := range []struct {
 		a, b   *Shape
 		pa, pb Pose
@@ -491,14 +459,7 @@ func TestOverlapGridBoxes(t *testing.T) {
 	for range 3000 {
 		l1, h1 := corners()
 		l2, h2 := corners()
-		a, err := NewBox(l1, h1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := NewBox(l2, h2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b := mustBox(t, l1, h1), mustBox(t, l2, h2)
 		want, touch := true, false
 		for c := range 3 {
 			want = want && l1[c] <= h2[c] && l2[c] <= h1[c]
