@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	b2 "github.com/ByteArena/box2d"
@@ -344,4 +345,68 @@ func ExampleAdapter_Step_sensor() {
 	// Output:
 	// begin: ball at y = 0.25
 	// end:   ball at y = -0.17
+}
+
+// TestTestOverlap checks Adapter.TestOverlap: a circle in a U's gap does
+// not overlap the U, on its arm or its bottom it does (a test of the
+// hull would say yes in the gap); and between box2d's own shapes it
+// answers as box2d's b2TestOverlap, but where the shapes are within the
+// conversion's tolerance of touching (the circle's inscribed polygon,
+// the polygon's skin).
+func TestTestOverlap(t *testing.T) {
+	w, ad := newWorld(t)
+	u := box2dadapter.AddPolygon(body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0), mustShape(t, uShape(1, 1, 0.2)), 0)
+	ball := body(w, b2.B2BodyType.B2_dynamicBody, 0, 0, 0)
+	fc := circle(ball, 0.1)
+	for _, c := range []struct {
+		x, y float64
+		want bool
+	}{{0, 0.6, false}, {0.9, 0.6, true}, {0, 0.35, false}, {0, 0.28, true}, {1.09, 0.5, true}, {1.11, 0.5, false}} {
+		ball.SetTransform(b2.B2Vec2{X: c.x, Y: c.y}, 0)
+		for _, swap := range []bool{false, true} {
+			var got bool
+			var err error
+			if swap {
+				got, err = ad.TestOverlap(fc, 0, u, 0)
+			} else {
+				got, err = ad.TestOverlap(u, 0, fc, 0)
+			}
+			if err != nil || got != c.want {
+				t.Errorf("circle at (%v, %v), swapped %v: %v (%v), want %v", c.x, c.y, swap, got, err, c.want)
+			}
+		}
+	}
+
+	box := body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0)
+	fb := nativeBox(box, 0.5, 0.3, 0)
+	rng := rand.New(rand.NewPCG(2, 5))
+	compared, hits := 0, 0
+	for range 2000 {
+		box.SetTransform(b2.B2Vec2{}, 2*math.Pi*rng.Float64())
+		ball.SetTransform(b2.B2Vec2{X: 3*rng.Float64() - 1.5, Y: 3*rng.Float64() - 1.5}, 0)
+		cs := fc.GetShape().(*b2.B2CircleShape)
+		native := func(r float64) bool {
+			s := *cs
+			s.M_radius = r
+			return b2.B2TestOverlapShapes(fb.GetShape(), 0, &s, 0, box.GetTransform(), ball.GetTransform())
+		}
+		if native(0.1-0.02) != native(0.1+0.02) {
+			continue // within the tolerance of touching
+		}
+		want := native(0.1)
+		got, err := ad.TestOverlap(fb, 0, fc, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("box turned %v, circle at %v: %v, box2d %v", box.GetAngle(), ball.GetPosition(), got, want)
+		}
+		compared++
+		if got {
+			hits++
+		}
+	}
+	if compared < 1500 || hits < 200 {
+		t.Errorf("%d poses compared, %d overlapping: too few", compared, hits)
+	}
 }

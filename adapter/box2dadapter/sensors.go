@@ -1,6 +1,8 @@
 package box2dadapter
 
 import (
+	"fmt"
+
 	b2 "github.com/ByteArena/box2d"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -96,20 +98,34 @@ func (a *Adapter) updateSensors() {
 // their bodies' transforms. A pair that cannot be tested (a native shape
 // irtcd cannot convert) is logged and reported apart.
 func (a *Adapter) sensorOverlap(c *contact) bool {
-	sa, err := a.shapeOf(c.M_fixtureA, c.M_indexA)
-	var sb *narrow.Shape
-	if err == nil {
-		sb, err = a.shapeOf(c.M_fixtureB, c.M_indexB)
-	}
-	var hit bool
-	if err == nil {
-		hit, err = narrow.Overlap(sa, sb, pose(c.M_fixtureA.M_body.M_xf), pose(c.M_fixtureB.M_body.M_xf))
-	}
+	hit, err := a.TestOverlap(c.M_fixtureA, c.M_indexA, c.M_fixtureB, c.M_indexB)
 	if err != nil {
 		a.log.Warn("box2dadapter: sensor pair skipped", "pair", c.g.id, "err", err)
 		return false
 	}
 	return hit
+}
+
+// TestOverlap reports whether child childA of fixture fA and child childB
+// of fixture fB overlap at their bodies' current transforms, exactly
+// (narrow.Overlap; touching counts), for irtcd shapes and box2d's own
+// alike (native shapes as the adapter converts them, see nativePolygon):
+// box2d's b2TestOverlap for worlds with irtcd shapes, which box2d's own
+// cannot test. An error names a shape that cannot be converted.
+func (a *Adapter) TestOverlap(fA *b2.B2Fixture, childA int, fB *b2.B2Fixture, childB int) (bool, error) {
+	sa, err := a.shapeOf(fA, childA)
+	if err != nil {
+		return false, fmt.Errorf("box2dadapter: overlap: fixture A: %w", err)
+	}
+	sb, err := a.shapeOf(fB, childB)
+	if err != nil {
+		return false, fmt.Errorf("box2dadapter: overlap: fixture B: %w", err)
+	}
+	hit, err := narrow.Overlap(sa, sb, pose(fA.M_body.M_xf), pose(fB.M_body.M_xf))
+	if err != nil {
+		return false, fmt.Errorf("box2dadapter: overlap: %w", err)
+	}
+	return hit, nil
 }
 
 // unlink takes contact c out of the world's contact list.
