@@ -58,8 +58,10 @@ type BodyDef struct {
 	// exact test of the two meshes. A sensor must be Static or Kinematic
 	// (a kinematic one is moved by its velocity, or by SetPose); sensors
 	// do not detect each other or static bodies. Group and the pair
-	// filter apply to its pairs as to others. RayCast and QueryBox see
-	// sensors like other bodies (their filters can leave them out).
+	// filter apply to its pairs as to others. A pair neither of whose
+	// bodies moved since the last step (a body asleep in a static
+	// sensor) keeps its answer without a new test. RayCast and QueryBox
+	// see sensors like other bodies (their filters can leave them out).
 	Sensor bool
 }
 
@@ -98,6 +100,7 @@ type Body struct {
 
 	group     uint32 // BodyDef.Group
 	sensor    bool   // BodyDef.Sensor
+	moved     bool   // placed (AddBody, SetPose) or moved since the last sensor update
 	removed   bool   // World.RemoveBody: inert (static, out of the broad phase), its ID never reused
 	sleeping  bool
 	woken     bool    // woken during this step: immovable until it ends
@@ -183,7 +186,7 @@ func (b *Body) setPose(p narrow.Pose) {
 
 // build checks a BodyDef and returns the body it makes.
 func (d *BodyDef) build() (Body, error) {
-	b := Body{name: d.Name, shape: d.Shape, static: d.Static, kinematic: d.Kinematic, island: -1, group: d.Group, sensor: d.Sensor}
+	b := Body{name: d.Name, shape: d.Shape, static: d.Static, kinematic: d.Kinematic, island: -1, group: d.Group, sensor: d.Sensor, moved: true}
 	if d.Shape == nil {
 		return b, ErrNilShape
 	}

@@ -20,25 +20,36 @@ type SensorEvent struct {
 // overlap) with narrow.Overlap at the poses of the step's start, the poses
 // the narrow phase sees, and records the overlaps and their changes since
 // the last step (events in pair order: both lists are sorted by pair ID).
-// A pair that cannot be tested fails the step with a *PairError; the
-// overlaps and events are then still the last step's.
+// A pair whose bodies have not moved since the last update (a body asleep
+// in a static sensor) keeps its answer untested. A pair that cannot be
+// tested fails the step with a *PairError; the overlaps and events are
+// then still the last step's.
 func (w *World) updateSensors() error {
 	next := w.overlapsPrev[:0]
+	prev := w.overlaps
 	for _, k := range w.sensorKeys {
 		a, b := BodyID(k>>32), BodyID(uint32(k))
 		ba, bb := &w.bodies[a], &w.bodies[b]
-		hit, err := narrow.Overlap(ba.shape, bb.shape, ba.pose, bb.pose)
-		if err != nil {
-			w.overlapsPrev = next
-			return &PairError{ID: k, A: a, B: b, Err: fmt.Errorf("sensor overlap: %w", err)}
+		var hit bool
+		if !ba.moved && !bb.moved && !w.retestSensors {
+			_, hit = slices.BinarySearch(prev, k)
+		} else {
+			var err error
+			if hit, err = narrow.Overlap(ba.shape, bb.shape, ba.pose, bb.pose); err != nil {
+				w.overlapsPrev = next
+				return &PairError{ID: k, A: a, B: b, Err: fmt.Errorf("sensor overlap: %w", err)}
+			}
+			w.stats.SensorTests++
 		}
-		w.stats.SensorTests++
 		if hit {
 			next = append(next, k)
 		}
 	}
+	for i := range w.bodies {
+		w.bodies[i].moved = false
+	}
+	w.retestSensors = false
 	w.events = w.events[:0]
-	prev := w.overlaps
 	diffKeys(prev, next, func(k uint64, begin bool) { w.events = append(w.events, w.sensorEvent(k, begin)) })
 	w.overlaps, w.overlapsPrev = next, prev
 	return nil

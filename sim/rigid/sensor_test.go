@@ -195,3 +195,48 @@ func TestSensorSleepKinematicRemove(t *testing.T) {
 		t.Errorf("a dynamic sensor: %v, want ErrBadKind", err)
 	}
 }
+
+// TestSensorQuiet: bodies asleep in a static sensor keep overlapping it
+// without being tested again (StepStats.SensorTests falls to 0); moving
+// the sensor away with SetPose ends the overlaps at the next step, and
+// moving it back begins them again. Every step is checked against all
+// pairs (sensorWatch).
+func TestSensorQuiet(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	zone := rigid.NewBodyDef(box(t, mgl64.Vec3{3, 1, 3}), at(0, 1, 0))
+	zone.Static, zone.Sensor = true, true
+	z, err := w.AddBody(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cube := box(t, mgl64.Vec3{0.3, 0.3, 0.3})
+	var ids []rigid.BodyID
+	for i := range 4 {
+		id, _ := w.AddBody(rigid.NewBodyDef(cube, at(float64(i)-1.5, 2, 0)))
+		ids = append(ids, id)
+	}
+	sensorWatch(t, w, 200)
+	for _, id := range ids {
+		if !w.Body(id).Sleeping() {
+			t.Fatalf("body %d did not fall asleep", id)
+		}
+	}
+	if n := w.Stats().SensorTests; n != 0 {
+		t.Errorf("%d sensor tests in a step where nothing moved", n)
+	}
+	if got := w.SensorOverlaps(z, nil); !slices.Equal(got, ids) {
+		t.Fatalf("asleep: the sensor holds %v, want %v", got, ids)
+	}
+	if err := w.SetPose(z, at(0, 20, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if ev := sensorWatch(t, w, 1); len(ev) != len(ids) || ev[0].Begin {
+		t.Fatalf("sensor moved away: events %+v, want %d ends", ev, len(ids))
+	}
+	if err := w.SetPose(z, at(0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if ev := sensorWatch(t, w, 1); len(ev) != len(ids) || !ev[0].Begin {
+		t.Fatalf("sensor moved back: events %+v, want %d begins", ev, len(ids))
+	}
+}

@@ -413,6 +413,7 @@ func (w *World) integrate() error {
 		if b.im == 0 && !b.moving() {
 			continue
 		}
+		b.moved = true
 		b.com = b.com.Add(b.v.Add(b.vp).Mul(dt))
 		om := b.w.Add(b.wp)
 		q := b.pose.Rot

@@ -38,6 +38,9 @@ type World struct {
 	overlaps     []uint64
 	overlapsPrev []uint64
 	events       []SensorEvent
+	// retestSensors: test every sensor pair at the next step, moved or
+	// not (SetPairFilter).
+	retestSensors bool
 
 	// Contact events (events.go): the pairs that touch, last step's, and
 	// the changes.
@@ -221,7 +224,10 @@ func (w *World) RemoveBody(id BodyID) error {
 // see BodyDef.Group). nil removes the filter. f must be deterministic for
 // the world to be. Bodies asleep against each other stay asleep when a
 // filter separates them: Wake them if they should fall apart.
-func (w *World) SetPairFilter(f func(a, b BodyID) bool) { w.filter = f }
+func (w *World) SetPairFilter(f func(a, b BodyID) bool) {
+	w.filter = f
+	w.retestSensors = true // pairs the filter lets through again
+}
 
 // NumBodies returns the number of bodies added, removed ones included:
 // IDs run from 0 to NumBodies()-1.
@@ -260,6 +266,7 @@ func (w *World) SetPose(id BodyID, p narrow.Pose) error {
 		return &BodyError{Body: id, Name: b.name, Err: err}
 	}
 	b.setPose(pose)
+	b.moved = true
 	w.computeAABB(b)
 	w.Wake(id)
 	return nil
