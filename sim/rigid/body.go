@@ -101,6 +101,7 @@ type Body struct {
 	group     uint32 // BodyDef.Group
 	sensor    bool   // BodyDef.Sensor
 	moved     bool   // placed (AddBody, SetPose) or moved since the last sensor update
+	placed    bool   // placed by SetPose since the last contact update (updateTouching)
 	removed   bool   // World.RemoveBody: inert (static, out of the broad phase), its ID never reused
 	sleeping  bool
 	woken     bool    // woken during this step: immovable until it ends

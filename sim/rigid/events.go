@@ -20,15 +20,17 @@ type ContactEvent struct {
 // updateTouching records which pairs touch after this step's narrow phase
 // (w.pairs and res, in pair order) and the changes since the last step. A
 // pair that touched and is absent from this step's narrow phase still
-// touches if it is dormant: both its bodies are still there and neither
-// moves (asleep, static, or kinematic without velocity), so the broad
-// phase left it out with nothing changed between them.
+// touches if it is dormant: both its bodies are still there, neither
+// moves (asleep, static, or kinematic without velocity) and neither was
+// placed since the last step (a static body moved with SetPose), so the
+// broad phase left it out with nothing changed between them. It clears
+// the placed flags.
 func (w *World) updateTouching(res []narrow.PairResult) {
 	prev, next := w.touching, w.touchingPrev[:0]
 	j := 0
 	dormant := func(k uint64) bool {
 		a, b := &w.bodies[k>>32], &w.bodies[uint32(k)]
-		return !a.removed && !b.removed && !a.Awake() && !b.Awake() && !a.moving() && !b.moving()
+		return !a.removed && !b.removed && !a.Awake() && !b.Awake() && !a.moving() && !b.moving() && !a.placed && !b.placed
 	}
 	keep := func(upTo uint64) { // last step's pairs before upTo that are not in this step's
 		for ; j < len(prev) && prev[j] <= upTo; j++ {
@@ -50,6 +52,9 @@ func (w *World) updateTouching(res []narrow.PairResult) {
 		w.contactEvents = append(w.contactEvents, ContactEvent{A: BodyID(k >> 32), B: BodyID(uint32(k)), Begin: begin})
 	})
 	w.touching, w.touchingPrev = next, prev
+	for i := range w.bodies {
+		w.bodies[i].placed = false
+	}
 }
 
 // ContactEvents appends the last step's contact events to dst, in pair

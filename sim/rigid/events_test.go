@@ -65,7 +65,8 @@ func contactWatch(t *testing.T, w *rigid.World, steps int) []rigid.ContactEvent 
 
 // TestContactEvents: a box lands (Begin), sleeps touching (no End), is
 // thrown up (End) and lands again (Begin); a box resting on it and then
-// removed ends its contacts at the next step.
+// removed ends its contacts at the next step, and so does the ground
+// moved away under the sleeping box.
 func TestContactEvents(t *testing.T) {
 	w, ground := newWorld(t, nil)
 	cube := box(t, mgl64.Vec3{0.5, 0.5, 0.5})
@@ -102,5 +103,18 @@ func TestContactEvents(t *testing.T) {
 	}
 	if w.Touching(b, top) {
 		t.Error("a removed body still touches")
+	}
+	// The box asleep on the ground, and the (static) ground moved away
+	// with SetPose: their pair leaves the narrow phase, and the contact
+	// ends, though nothing moved the box.
+	contactWatch(t, w, 120)
+	if !w.Body(b).Sleeping() || !w.Touching(ground, b) {
+		t.Fatal("the box is not asleep on the ground")
+	}
+	if err := w.SetPose(ground, at(0, -50, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if ev := contactWatch(t, w, 1); !slices.Equal(ev, []rigid.ContactEvent{{A: ground, B: b}}) {
+		t.Errorf("ground moved away: events %+v, want the end of %d-%d", ev, ground, b)
 	}
 }

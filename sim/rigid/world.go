@@ -266,7 +266,7 @@ func (w *World) SetPose(id BodyID, p narrow.Pose) error {
 		return &BodyError{Body: id, Name: b.name, Err: err}
 	}
 	b.setPose(pose)
-	b.moved = true
+	b.moved, b.placed = true, true
 	w.computeAABB(b)
 	w.Wake(id)
 	return nil
