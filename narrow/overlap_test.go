@@ -313,8 +313,14 @@ func TestOverlapComponents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := pair.NumComponents(); n != 2 {
+		t.Fatalf("two cubes: %d components, want 2", n)
+	}
 	big := mustBox(t, mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{2, 2, 2})
 	ring := mustPolygon(t, square(0, 0, 4), square(1, 1, 2))
+	if n := ring.NumComponents(); n != 2 {
+		t.Fatalf("ring: %d components, want 2 (its loops)", n)
+	}
 	small := mustPolygon(t, square(0, 0, 1))
 	huge := mustPolygon(t, square(-5, -5, 20))
 	checkOverlapCases(t, []overlapCase{

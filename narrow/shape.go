@@ -176,6 +176,12 @@ func (s *Shape) NumVertices() int { return len(s.verts) }
 // NumPrims returns the number of primitives (triangles or segments).
 func (s *Shape) NumPrims() int { return len(s.prims) }
 
+// NumComponents returns the number of connected components of the
+// surface: of a mesh, the closed surfaces it is made of (one for a single
+// solid, two for a hollow ball or for two separate parts); of a polygon,
+// its loops (the outer one and the holes).
+func (s *Shape) NumComponents() int { return len(s.compVerts) }
+
 // Vertex returns vertex i in local coordinates.
 func (s *Shape) Vertex(i int) mgl64.Vec3 { return s.verts[i] }
 

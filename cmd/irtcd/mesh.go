@@ -17,12 +17,14 @@ Checks Wavefront OBJ files as irtcd reads them (closed, consistently
 oriented 2-manifold triangle meshes; faces fan-triangulated) and prints one
 JSON object per good file, one per line:
 
-  {"file":"bunny.obj","vertices":453,"triangles":902,"min":[x,y,z],"max":[x,y,z],
+  {"file":"bunny.obj","vertices":453,"triangles":902,"components":1,"min":[x,y,z],"max":[x,y,z],
    "size":s,"volume":v,"centroid":[x,y,z],"avg_triangle":a,"thickness":t,
    "edges":n,"edges_over_60":n,"bvh_nodes":n,"bvh_depth":d,
    "displacement_threshold":s}
 
-"size" is half the bounding box's diagonal, the scale from which irtcd
+"components" counts the closed surfaces the mesh is made of (two for a
+hollow ball or two separate parts); "size" is half the bounding box's
+diagonal, the scale from which irtcd
 derives its per-pair defaults ("displacement_threshold" is the default
 Params.DisplacementThreshold of a pair of two such shapes, 0.05 × size);
 "volume" and "centroid" those of the solid; "avg_triangle" the mean
@@ -41,6 +43,7 @@ type meshJSON struct {
 	File                  string     `json:"file"`
 	Vertices              int        `json:"vertices"`
 	Triangles             int        `json:"triangles"`
+	Components            int        `json:"components"`
 	Min                   [3]float64 `json:"min"`
 	Max                   [3]float64 `json:"max"`
 	Size                  float64    `json:"size"`
@@ -103,7 +106,7 @@ func describeMesh(path string, s *narrow.Shape) (meshJSON, error) {
 	p := narrow.Params{}.Resolve(s, s)
 	b := s.Bounds()
 	return meshJSON{
-		File: path, Vertices: s.NumVertices(), Triangles: s.NumPrims(),
+		File: path, Vertices: s.NumVertices(), Triangles: s.NumPrims(), Components: s.NumComponents(),
 		Min: b.Min, Max: b.Max, Size: s.Size(),
 		Volume: mp.Mass, Centroid: mp.Centroid,
 		AvgTriangle: s.AvgPrimSize(), Thickness: s.Thickness(),

@@ -30,12 +30,12 @@ func TestMesh(t *testing.T) {
 	}
 	cube := got[0]
 	const s = 0.5
-	if cube.Vertices != 8 || cube.Triangles != 12 || !near(cube.Volume, s*s*s) || !nearVec(cube.Centroid, [3]float64{s / 2, s / 2, s / 2}) ||
+	if cube.Vertices != 8 || cube.Triangles != 12 || cube.Components != 1 || !near(cube.Volume, s*s*s) || !nearVec(cube.Centroid, [3]float64{s / 2, s / 2, s / 2}) ||
 		!near(cube.Size, s*math.Sqrt(3)/2) || cube.Edges != 12 || cube.EdgesOver60 != 12 || cube.Max != [3]float64{s, s, s} ||
 		!near(cube.DisplacementThreshold, 0.05*cube.Size) {
 		t.Errorf("half cube: %+v", cube)
 	}
-	if b := got[1]; b.Vertices != 453 || b.Triangles != 902 || b.EdgesOver60 != 115 || !(b.Volume > 0) || b.BVHNodes == 0 {
+	if b := got[1]; b.Vertices != 453 || b.Triangles != 902 || b.Components != 1 || b.EdgesOver60 != 115 || !(b.Volume > 0) || b.BVHNodes == 0 {
 		t.Errorf("bunny: %+v; want 453 vertices, 902 triangles, 115 edges bent by more than 60 degrees", b)
 	}
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
