@@ -178,8 +178,8 @@ func (s *Shape) NumPrims() int { return len(s.prims) }
 
 // NumComponents returns the number of connected components of the
 // surface: of a mesh, the closed surfaces it is made of (one for a single
-// solid, two for a hollow ball or for two separate parts); of a polygon,
-// its loops (the outer one and the holes).
+// solid, two for two separate parts); of a polygon, its loops (the outer
+// one and the holes).
 func (s *Shape) NumComponents() int { return len(s.compVerts) }
 
 // Vertex returns vertex i in local coordinates.

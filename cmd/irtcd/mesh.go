@@ -22,8 +22,8 @@ JSON object per good file, one per line:
    "edges":n,"edges_over_60":n,"bvh_nodes":n,"bvh_depth":d,
    "displacement_threshold":s}
 
-"components" counts the closed surfaces the mesh is made of (two for a
-hollow ball or two separate parts); "size" is half the bounding box's
+"components" counts the closed surfaces the mesh is made of (two for two
+separate parts); "size" is half the bounding box's
 diagonal, the scale from which irtcd
 derives its per-pair defaults ("displacement_threshold" is the default
 Params.DisplacementThreshold of a pair of two such shapes, 0.05 × size);
