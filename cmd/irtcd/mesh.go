@@ -23,9 +23,8 @@ JSON object per good file, one per line:
    "displacement_threshold":s}
 
 "components" counts the closed surfaces the mesh is made of (two for two
-separate parts); "size" is half the bounding box's
-diagonal, the scale from which irtcd
-derives its per-pair defaults ("displacement_threshold" is the default
+separate parts); "size" is half the bounding box's diagonal, the scale
+from which irtcd derives its per-pair defaults ("displacement_threshold" is the default
 Params.DisplacementThreshold of a pair of two such shapes, 0.05 × size);
 "volume" and "centroid" those of the solid; "avg_triangle" the mean
 triangle size that sets the iterative walks' maxIt (Eq. 1); "thickness"
