@@ -53,6 +53,24 @@ func bruteRay(w *rigid.World, o, u mgl64.Vec3, maxT float64, keep func(rigid.Bod
 // boxes at random poses, some overlapping, with random rays from around
 // and from inside the bodies, a filter, and a removed body; and that bad
 // rays are refused.
+// scatter adds n dynamic bodies of shapes (in turn) at the poses pose
+// returns, removes the removed-th, and returns their IDs.
+func scatter(t *testing.T, w *rigid.World, shapes []*narrow.Shape, n, removed int, pose func() narrow.Pose) []rigid.BodyID {
+	t.Helper()
+	var ids []rigid.BodyID
+	for i := range n {
+		id, err := w.AddBody(rigid.NewBodyDef(shapes[i%len(shapes)], pose()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := w.RemoveBody(ids[removed]); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
 func TestRayCast(t *testing.T) {
 	w, _ := newWorld(t, nil)
 	bunny := mesh(t, "bunny")
@@ -67,19 +85,10 @@ func TestRayCast(t *testing.T) {
 		}
 	}
 	shapes := []*narrow.Shape{bunny, torus, box(t, mgl64.Vec3{0.3, 0.6, 0.2}), bunny}
-	var ids []rigid.BodyID
-	for i := range 12 {
-		pose := narrow.Pose{Pos: mgl64.Vec3{4*rng.Float64() - 2, 1 + 3*rng.Float64(), 4*rng.Float64() - 2},
+	ids := scatter(t, w, shapes, 12, 5, func() narrow.Pose {
+		return narrow.Pose{Pos: mgl64.Vec3{4*rng.Float64() - 2, 1 + 3*rng.Float64(), 4*rng.Float64() - 2},
 			Rot: mgl64.QuatRotate(2*math.Pi*rng.Float64(), unit())}
-		id, err := w.AddBody(rigid.NewBodyDef(shapes[i%len(shapes)], pose))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := w.RemoveBody(ids[5]); err != nil {
-		t.Fatal(err)
-	}
+	})
 	odd := func(id rigid.BodyID) bool { return id%2 == 1 }
 	hits, inside := 0, 0
 	for k := range 2000 {
@@ -238,18 +247,9 @@ func TestQueryShape(t *testing.T) {
 		return mgl64.QuatRotate(2*math.Pi*rng.Float64(), mgl64.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5 + 1e-3}.Normalize())
 	}
 	shapes := []*narrow.Shape{bunny, torus, box(t, mgl64.Vec3{0.3, 0.6, 0.2})}
-	var ids []rigid.BodyID
-	for i := range 15 {
-		pose := narrow.Pose{Pos: mgl64.Vec3{8*rng.Float64() - 4, 1 + 3*rng.Float64(), 8*rng.Float64() - 4}, Rot: rot()}
-		id, err := w.AddBody(rigid.NewBodyDef(shapes[i%len(shapes)], pose))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := w.RemoveBody(ids[4]); err != nil {
-		t.Fatal(err)
-	}
+	scatter(t, w, shapes, 15, 4, func() narrow.Pose {
+		return narrow.Pose{Pos: mgl64.Vec3{8*rng.Float64() - 4, 1 + 3*rng.Float64(), 8*rng.Float64() - 4}, Rot: rot()}
+	})
 	probe := box(t, mgl64.Vec3{0.8, 0.2, 0.5})
 	found := 0
 	for k := range 300 {
