@@ -69,6 +69,7 @@ type Backend struct {
 	closed bool
 	shapes []*narrow.Shape
 	store  iterative.Store
+	remap  map[*narrow.Shape]narrow.ShapeID // RestoreState's: the shapes' current IDs
 
 	pool      *pool
 	pairs     []narrow.Pair // the batch being prepared

@@ -187,6 +187,16 @@ func (b *Backend) Shape(id narrow.ShapeID) *narrow.Shape { return b.cpu.Shape(id
 // Reset forgets every pair's temporal state (see cpubackend.Backend.Reset).
 func (b *Backend) Reset() { b.cpu.Reset() }
 
+// SaveState copies the backend's temporal state into dst (see
+// cpubackend.Backend.SaveState): it all lives on the CPU side, so a state
+// saved here can be restored into a CPU backend with the same parameters,
+// and the other way round.
+func (b *Backend) SaveState(dst *cpubackend.State) error { return b.cpu.SaveState(dst) }
+
+// RestoreState puts back a state saved by SaveState (see
+// cpubackend.Backend.RestoreState).
+func (b *Backend) RestoreState(src *cpubackend.State) error { return b.cpu.RestoreState(src) }
+
 // Detect runs one step on a batch of pairs (see narrow.Backend).
 func (b *Backend) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
 	return b.cpu.Detect(ctx, pairs, res)

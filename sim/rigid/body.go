@@ -73,7 +73,7 @@ func NewBodyDef(shape *narrow.Shape, pose narrow.Pose) BodyDef {
 
 // Body is one rigid body of a World. Read it through its methods; change it
 // through the World's setters. A *Body from World.Body stays valid until
-// the next AddBody or RemoveBody.
+// the next AddBody, RemoveBody or RestoreState.
 type Body struct {
 	name      string
 	shape     *narrow.Shape

@@ -14,6 +14,9 @@
 // overlap test narrow.Overlap (World.SensorEvents, World.SensorOverlaps).
 // World.ContactEvents reports the pairs that begin and cease to touch
 // (sleeping pairs keep touching), and World.ContactPoints the impulses.
+// World.SaveState and World.RestoreState roll the world back, its narrow
+// phase's temporal state included, so that the steps after a restore are
+// those after the save, bit for bit.
 //
 // # A step
 //

@@ -51,6 +51,11 @@ var (
 	ErrBadConfig = errors.New("invalid world configuration")
 	// ErrClosed: the world was closed.
 	ErrClosed = errors.New("world closed")
+	// ErrNoState: World.SaveState or RestoreState on a world whose
+	// narrow-phase backend cannot save its temporal state (the plugin
+	// backend: see StateBackend), or RestoreState of a State that holds
+	// none.
+	ErrNoState = errors.New("no saved state")
 )
 
 // BodyError reports a problem with one body. Body is the body's ID (for

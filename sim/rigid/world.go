@@ -24,6 +24,9 @@ type World struct {
 	closed  bool
 	steps   int
 	bodies  []Body
+	// restored: RestoreState ran since the last step (Pairs and Results
+	// are empty until the next one).
+	restored bool
 
 	// Broad phase.
 	filter   func(a, b BodyID) bool // SetPairFilter
@@ -234,7 +237,7 @@ func (w *World) SetPairFilter(f func(a, b BodyID) bool) {
 func (w *World) NumBodies() int { return len(w.bodies) }
 
 // Body returns body id, or nil for an unknown ID or a removed body. The
-// pointer stays valid until the next AddBody or RemoveBody.
+// pointer stays valid until the next AddBody, RemoveBody or RestoreState.
 func (w *World) Body(id BodyID) *Body {
 	b, _ := w.body(id)
 	return b
@@ -348,13 +351,18 @@ func (w *World) Stats() StepStats { return w.stats }
 
 // Pairs returns the last step's narrow-phase pairs in batch order (sorted
 // by ID), with the poses the narrow phase saw. The slice is reused by the
-// next step.
+// next step. After RestoreState it is empty until the next step.
 func (w *World) Pairs() []Pair { return w.pairs }
 
 // Results returns the backend's result for each of Pairs, in the same
 // order. It aliases the batch's storage and stays valid until the next
-// step.
-func (w *World) Results() []narrow.PairResult { return w.batch.Results() }
+// step. After RestoreState it is empty until the next step.
+func (w *World) Results() []narrow.PairResult {
+	if w.restored {
+		return nil
+	}
+	return w.batch.Results()
+}
 
 // Instance is a body as a renderer needs it.
 type Instance struct {
@@ -434,6 +442,7 @@ func (w *World) Step(ctx context.Context) error {
 	start := time.Now()
 	st := &w.stats
 	*st = StepStats{}
+	w.restored = false
 
 	w.broadPhase()
 	if err := w.updateSensors(); err != nil {

@@ -429,3 +429,52 @@ func (p *detectParts) report(b *testing.B, steps int) {
 		b.ReportMetric(float64(m.d.Nanoseconds())/1e6/float64(max(1, steps)), m.name)
 	}
 }
+
+// BenchmarkPileState times what a rollback costs the narrow phase on the
+// pile at rest (BenchmarkPileAtRest's recorded steps, about 6,700 pairs):
+// saving a predictive backend's temporal state (cpubackend.SaveState, into
+// a warm State) and restoring it (RestoreState), against one step of
+// Detect on the same backend (op=detect). Metrics: pair states held and
+// microseconds per pair.
+func BenchmarkPileState(b *testing.B) {
+	rec, err := pileAtRest()
+	if err != nil {
+		b.Fatal(err)
+	}
+	be, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	var res narrow.Result
+	if err := rec.ReplayTimed(context.Background(), be, &res, nil, func(int, *narrow.Result, time.Duration) {}); err != nil {
+		b.Fatal(err)
+	}
+	last := rec.Batches[len(rec.Batches)-1]
+	var st cpubackend.State
+	if err := be.SaveState(&st); err != nil {
+		b.Fatal(err)
+	}
+	for _, op := range []string{"save", "restore", "detect"} {
+		b.Run("op="+op, func(b *testing.B) {
+			for b.Loop() {
+				switch op {
+				case "save":
+					err = be.SaveState(&st)
+				case "restore":
+					err = be.RestoreState(&st)
+				default:
+					// The step after the saved one, from its state.
+					if err = be.RestoreState(&st); err == nil {
+						err = be.Detect(context.Background(), last, &res)
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(st.Pairs()), "pair-states")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/float64(max(1, st.Pairs())), "µs/pair")
+		})
+	}
+}

@@ -1,0 +1,303 @@
+package rigid_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/rigid"
+)
+
+// frame is what a step of a world shows: every body's state (nil for
+// removed ones), the step's events and solver points.
+type frame struct {
+	bodies   []*bodyState
+	contacts []rigid.ContactEvent
+	sensors  []rigid.SensorEvent
+	points   []rigid.ContactPoint
+}
+
+type bodyState struct {
+	pose      narrow.Pose
+	v, w      mgl64.Vec3
+	sleeping  bool
+	overlaps  []rigid.BodyID
+	touchesGr bool
+}
+
+func frameOf(w *rigid.World, ground rigid.BodyID) frame {
+	var f frame
+	for id := range rigid.BodyID(w.NumBodies()) {
+		b := w.Body(id)
+		if b == nil {
+			f.bodies = append(f.bodies, nil)
+			continue
+		}
+		f.bodies = append(f.bodies, &bodyState{pose: b.Pose(), v: b.LinearVelocity(), w: b.AngularVelocity(), sleeping: b.Sleeping(),
+			overlaps: w.SensorOverlaps(id, nil), touchesGr: w.Touching(id, ground)})
+	}
+	f.contacts = w.ContactEvents(nil)
+	f.sensors = w.SensorEvents(nil)
+	f.points = w.ContactPoints(nil)
+	return f
+}
+
+// stateScene is a pile of bunnies and cubes, a torus and a static sensor
+// over part of the pile.
+func stateScene(t *testing.T, change func(*rigid.Config)) (w *rigid.World, ground, torus, sensor rigid.BodyID) {
+	t.Helper()
+	w = pile(t, change)
+	ground = 0
+	var err error
+	if torus, err = w.AddBody(rigid.NewBodyDef(mesh(t, "torus"), at(0.3, 6, 0.2))); err != nil {
+		t.Fatal(err)
+	}
+	def := rigid.NewBodyDef(box(t, mgl64.Vec3{1.5, 1, 1.5}), at(-1.2, 0.8, -1.2))
+	def.Static, def.Sensor = true, true
+	if sensor, err = w.AddBody(def); err != nil {
+		t.Fatal(err)
+	}
+	return w, ground, torus, sensor
+}
+
+// stateScript runs steps from..to of w, with changes along the way: the
+// torus (the only body with its shape) removed, a bunny added, a cube
+// thrown. It returns every step's frame.
+func stateScript(t *testing.T, w *rigid.World, ground, torus rigid.BodyID, from, to int) []frame {
+	t.Helper()
+	var out []frame
+	for k := from; k < to; k++ {
+		switch k {
+		case 70:
+			if err := w.RemoveBody(torus); err != nil {
+				t.Fatal(err)
+			}
+		case 90:
+			if _, err := w.AddBody(rigid.NewBodyDef(mesh(t, "bunny"), at(0.5, 5, -0.4))); err != nil {
+				t.Fatal(err)
+			}
+		case 110:
+			if err := w.SetVelocity(2, mgl64.Vec3{3, 4, 0}, mgl64.Vec3{0, 2, 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Step(context.Background()); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+		out = append(out, frameOf(w, ground))
+	}
+	return out
+}
+
+// sameFrames reports the first step at which two runs differ.
+func sameFrames(t *testing.T, label string, from int, want, got []frame) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("%s: %d steps, want %d", label, len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(want[i], got[i]) {
+			t.Fatalf("%s: step %d differs from the first run", label, from+i)
+		}
+	}
+}
+
+// TestSaveRestoreState saves a world at step 50, as a pile of bunnies and
+// cubes lands, runs 200 steps with bodies removed, added and thrown, and
+// checks that every way of going back gives those steps bit for bit:
+// restoring the same world, and restoring a second world built the same
+// way but never stepped. Restoring the world but not its narrow phase's
+// state (the backend reset) must give other steps.
+func TestSaveRestoreState(t *testing.T) {
+	const at, to = 50, 250
+	w, ground, torus, _ := stateScene(t, nil)
+	run(t, w, at)
+	var st rigid.State
+	if err := w.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Step() != at {
+		t.Fatalf("saved at step %d, want %d", st.Step(), at)
+	}
+	want := stateScript(t, w, ground, torus, at, to)
+	var slept, touched, overlapped bool
+	for _, f := range want {
+		for _, b := range f.bodies {
+			slept = slept || (b != nil && b.sleeping)
+		}
+		touched = touched || len(f.contacts) > 0
+		overlapped = overlapped || len(f.sensors) > 0
+	}
+	if !slept || !touched || !overlapped {
+		t.Fatalf("the script does not exercise the state: sleep %v, contact events %v, sensor events %v", slept, touched, overlapped)
+	}
+
+	if err := w.RestoreState(&st); err != nil {
+		t.Fatal(err)
+	}
+	if w.StepCount() != at || len(w.Pairs()) != 0 || len(w.Results()) != 0 {
+		t.Errorf("after the restore: step %d, %d pairs, %d results; want step %d and none", w.StepCount(), len(w.Pairs()), len(w.Results()), at)
+	}
+	sameFrames(t, "restored", at, want, stateScript(t, w, ground, torus, at, to))
+
+	other, _, _, _ := stateScene(t, nil)
+	if err := other.RestoreState(&st); err != nil {
+		t.Fatal(err)
+	}
+	sameFrames(t, "another world", at, want, stateScript(t, other, ground, torus, at, to))
+
+	if err := w.RestoreState(&st); err != nil {
+		t.Fatal(err)
+	}
+	w.Backend().(*cpubackend.Backend).Reset()
+	got := stateScript(t, w, ground, torus, at, to)
+	if reflect.DeepEqual(want, got) {
+		t.Error("a world restored without its narrow phase's state runs the same steps: the test does not exercise that state")
+	}
+}
+
+// hiddenState hides a backend's SaveState and RestoreState, as the plugin
+// backend lacks them.
+type hiddenState struct{ narrow.Backend }
+
+// TestSaveRestoreStateErrors: a backend that cannot save, an empty State,
+// another method's state and a closed world give typed errors; a failed
+// restore changes nothing.
+func TestSaveRestoreStateErrors(t *testing.T) {
+	be, err := cpubackend.New(rigid.DefaultConfig().Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	hidden, _ := newWorld(t, func(c *rigid.Config) { c.Backend = hiddenState{be} })
+	var st rigid.State
+	if err := hidden.SaveState(&st); !errors.Is(err, rigid.ErrNoState) {
+		t.Errorf("SaveState with a backend that cannot = %v, want ErrNoState", err)
+	}
+	w, ground, torus, _ := stateScene(t, nil)
+	for name, s := range map[string]*rigid.State{"nil": nil, "empty": {}} {
+		if err := w.RestoreState(s); !errors.Is(err, rigid.ErrNoState) {
+			t.Errorf("RestoreState(%s) = %v, want ErrNoState", name, err)
+		}
+	}
+	if err := hidden.RestoreState(&st); !errors.Is(err, rigid.ErrNoState) {
+		t.Errorf("RestoreState with a backend that cannot = %v, want ErrNoState", err)
+	}
+
+	iter, _, _, _ := stateScene(t, func(c *rigid.Config) { c.Params.Method, c.Params.Speculative = narrow.MethodIterative, false })
+	run(t, iter, 5)
+	if err := iter.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 60)
+	before := frameOf(w, ground)
+	shapes := w.Batch().Shapes()
+	if err := w.RestoreState(&st); !errors.Is(err, narrow.ErrBadParams) {
+		t.Errorf("RestoreState of an iterative world's state into a predictive one = %v, want ErrBadParams", err)
+	}
+	if !reflect.DeepEqual(before, frameOf(w, ground)) || w.StepCount() != 60 || w.Batch().Shapes() != shapes {
+		t.Error("a failed RestoreState changed the world")
+	}
+	// With the torus removed, its shape is released; a failed restore of
+	// a state that has it (registered to match the state) releases it
+	// again.
+	if err := w.RemoveBody(torus); err != nil {
+		t.Fatal(err)
+	}
+	shapes = w.Batch().Shapes()
+	var withTorus rigid.State
+	if err := iter.SaveState(&withTorus); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.RestoreState(&withTorus); !errors.Is(err, narrow.ErrBadParams) || w.Batch().Shapes() != shapes {
+		t.Errorf("failed RestoreState: %v, %d shapes registered; want ErrBadParams and %d", err, w.Batch().Shapes(), shapes)
+	}
+	if err := w.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := w.SaveState(&st); !errors.Is(err, rigid.ErrClosed) {
+		t.Errorf("SaveState after Close = %v, want ErrClosed", err)
+	}
+	if err := w.RestoreState(&st); !errors.Is(err, rigid.ErrClosed) {
+		t.Errorf("RestoreState after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestSaveRestoreStateAllocs: once warm, a step with a save and a restore
+// allocates nothing: an engine can save every step.
+func TestSaveRestoreStateAllocs(t *testing.T) {
+	w := pile(t, func(c *rigid.Config) { c.DisableSleep = true })
+	var st rigid.State
+	for range 240 {
+		run(t, w, 1)
+		if err := w.SaveState(&st); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.RestoreState(&st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allocs := testing.AllocsPerRun(30, func() {
+		if err := w.Step(context.Background()); err != nil {
+			panic(err)
+		}
+		if err := w.SaveState(&st); err != nil {
+			panic(err)
+		}
+		if err := w.RestoreState(&st); err != nil {
+			panic(err)
+		}
+	})
+	if allocs > 0.5 {
+		t.Errorf("%.2f allocations per step with a save and a restore, want none", allocs)
+	}
+}
+
+func ExampleWorld_SaveState() {
+	cfg := rigid.DefaultConfig()
+	w, err := rigid.NewWorld(cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer w.Close()
+	ground, _ := narrow.NewBox(mgl64.Vec3{-5, -1, -5}, mgl64.Vec3{5, 0, 5})
+	def := rigid.NewBodyDef(ground, narrow.Identity)
+	def.Static = true
+	if _, err := w.AddBody(def); err != nil {
+		panic(err)
+	}
+	cube, _ := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
+	id, err := w.AddBody(rigid.NewBodyDef(cube, narrow.Pose{Pos: mgl64.Vec3{0, 2, 0}, Rot: mgl64.QuatRotate(0.4, mgl64.Vec3{1, 0, 1}.Normalize())}))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	step := func(n int) {
+		for range n {
+			if err := w.Step(ctx); err != nil {
+				panic(err)
+			}
+		}
+	}
+	step(20)
+	var saved rigid.State // reuse it: saving every step allocates nothing
+	if err := w.SaveState(&saved); err != nil {
+		panic(err)
+	}
+	step(40)
+	first := w.Body(id).Pose()
+	// Roll back to step 20 and run the same 40 steps again.
+	if err := w.RestoreState(&saved); err != nil {
+		panic(err)
+	}
+	step(40)
+	fmt.Println(w.StepCount(), w.Body(id).Pose() == first)
+	// Output: 60 true
+}
