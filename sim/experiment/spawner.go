@@ -62,7 +62,7 @@ whole run (our headline) and over its last 10 %% of steps.`,
 	}
 	whole := func(tr *scene3d.Trace) span { return span{"whole run", 0, len(tr.Steps)} }
 	last := func(tr *scene3d.Trace) span { n := len(tr.Steps); return span{"last 10 %", n - n/10, n} }
-	var avg, avgMed, rays [2]float64
+	var avg, avgMed, rays, end, endRays [2]float64
 	for i, tv := range []struct {
 		name  string
 		runs  [3]*scene3d.Trace
@@ -72,6 +72,8 @@ whole run (our headline) and over its last 10 %% of steps.`,
 		avg[i], avgMed[i] = mean, med
 		t.AddRow(tv.name+", whole run", num(tv.paper, 1), num(mean, 2), ratio(mean, tv.paper))
 		ml, _ := speedups(tv.runs[std], tv.runs[iter], last(tv.runs[std]))
+		end[i] = ml
+		endRays[i], _ = speedupsOf(tv.runs[std], tv.runs[iter], last(tv.runs[std]), rayOf)
 		t.AddRow(tv.name+", last 10 % of steps", "—", num(ml, 2), "—")
 		rays[i], _ = speedupsOf(tv.runs[std], tv.runs[iter], whole(tv.runs[std]), rayOf)
 		t.AddRow(tv.name+", whole run, ray work alone (the paper's measure, see scene 1)", num(tv.paper, 1), num(rays[i], 2), ratio(rays[i], tv.paper))
@@ -152,6 +154,16 @@ until the end.`, cfg.workers()))
 		{"Predictive rays' time cost, scene 2, range (whole run, last 10 %; both traversals)", "0.78× … 1.27× (both scenes)", times(lo, 2) + " … " + times(hi, 2), "worst case: " + better(lo, 0.78, true, 0)},
 		{"Iterative speed-up against the papers' own baseline (their culling, narrow.CullBoxes, in every method), scene 2 average, BVH", "18.8", num(boxUp[0], 1), better(boxUp[0], paperSpawnerBVH, true, 0)},
 		{"Iterative speed-up of the ray work alone (the paper's measure) against the papers' own baseline (narrow.CullBoxes in every method), scene 2 average, BVH", "18.8", num(boxRays[0], 1), better(boxRays[0], paperSpawnerBVH, true, 0)},
+		// The paper's sentence ("At the end of the simulation, the iterative
+		// basic traversal algorithm have a 29.1 average speedup...") may
+		// also mean the speed-up with the scene full: the rows above read
+		// it as the whole run's average, these as its end.
+		{"The same speed-ups read as \"at the end of the simulation\" (the paper's words; ours: the last 10 % of steps): whole narrow phase, basic / BVH", "29.1 / 18.8", num(end[0], 1) + " / " + num(end[1], 1),
+			"basic: " + better(end[0], paperSpawnerBasic, true, 0) + ", BVH: " + better(end[1], paperSpawnerBVH, true, 0)},
+		{"… ray work alone (the paper's measure), basic / BVH", "29.1 / 18.8", num(endRays[0], 1) + " / " + num(endRays[1], 1),
+			"basic: " + better(endRays[0], paperSpawnerBasic, true, 0) + ", BVH: " + better(endRays[1], paperSpawnerBVH, true, 0)},
+		{"… against the papers' own baseline (narrow.CullBoxes in every method), BVH: whole narrow phase / ray work alone", "18.8", num(boxUp[1], 1) + " / " + num(boxRays[1], 1),
+			"whole: " + better(boxUp[1], paperSpawnerBVH, true, 0) + ", ray work: " + better(boxRays[1], paperSpawnerBVH, true, 0)},
 	}, s.Summary...)
 	s.metric("speedupBasic", avg[0])
 	s.metric("speedupBVH", avg[1])
