@@ -247,3 +247,58 @@ func steadyAllocs(gpu *Backend, frames [][]narrow.Pair) float64 {
 		k++
 	})
 }
+
+// TestSaveRestoreStateAcrossBackends: the GPU backend's temporal state
+// lives on its CPU side, so a state it saves restores into a CPU backend
+// as into itself. Both, restored to the GPU's state at step 8, run steps
+// 8-15 again as the first time. Run on a lost device, whose rays are
+// traced on the CPU: no GPU needed.
+func TestSaveRestoreStateAcrossBackends(t *testing.T) {
+	shapes := loadShapes(t)
+	var c config
+	WithLogger(slog.New(slog.DiscardHandler))(&c)
+	gpu, err := newOn(narrow.Params{}, []rayDevice{&lostDevice{}}, "lost", &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	cpu, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	ids := register(t, gpu, shapes)
+	register(t, cpu, shapes)
+	const at = 8
+	batch := scripted(shapes, ids, 60, 16, 3)
+	var want, got narrow.Result
+	var saved cpubackend.State
+	var first []string // the first pass's results after the save, printed
+	for k, pairs := range batch {
+		if k == at {
+			if err := gpu.SaveState(&saved); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
+		if k >= at {
+			first = append(first, fmt.Sprintf("%+v", got))
+		}
+	}
+	for _, be := range []interface {
+		RestoreState(*cpubackend.State) error
+	}{gpu, cpu} {
+		if err := be.RestoreState(&saved); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, pairs := range batch[at:] {
+		stepBoth(t, fmt.Sprintf("after the restore, step %d", at+k), cpu, gpu, pairs, &want, &got)
+		if fmt.Sprintf("%+v", got) != first[k] {
+			t.Fatalf("after the restore, step %d differs from the first time", at+k)
+		}
+	}
+	if saved.Pairs() == 0 || want.Stats.IterativePairs == 0 {
+		t.Fatalf("%d pair states saved, %d iterative pairs at the last step: nothing to carry over", saved.Pairs(), want.Stats.IterativePairs)
+	}
+}

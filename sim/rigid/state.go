@@ -25,20 +25,8 @@ type StateBackend interface {
 // reused by the next SaveState into it, so saving at every step
 // allocates nothing once warm.
 type State struct {
-	saved    bool
-	steps    int
-	bodies   []Body
-	sapOrder []int32
-	warm     []warmImpulse
-	contacts []contact
-
-	touching      []uint64
-	contactEvents []ContactEvent
-	overlaps      []uint64
-	events        []SensorEvent
-	retestSensors bool
-	stats         StepStats
-
+	saved bool
+	persisted
 	backend cpubackend.State
 }
 
@@ -61,16 +49,8 @@ func (w *World) SaveState(dst *State) error {
 	if err := sb.SaveState(&dst.backend); err != nil {
 		return fmt.Errorf("rigid: save state: %w", err)
 	}
-	dst.saved, dst.steps = true, w.steps
-	dst.bodies = append(dst.bodies[:0], w.bodies...)
-	dst.sapOrder = append(dst.sapOrder[:0], w.sapOrder...)
-	dst.warm = append(dst.warm[:0], w.warm...)
-	dst.contacts = append(dst.contacts[:0], w.contacts...)
-	dst.touching = append(dst.touching[:0], w.touching...)
-	dst.contactEvents = append(dst.contactEvents[:0], w.contactEvents...)
-	dst.overlaps = append(dst.overlaps[:0], w.overlaps...)
-	dst.events = append(dst.events[:0], w.events...)
-	dst.retestSensors, dst.stats = w.retestSensors, w.stats
+	dst.saved = true
+	dst.persisted.copyFrom(&w.persisted)
 	return nil
 }
 
@@ -110,16 +90,7 @@ func (w *World) RestoreState(src *State) error {
 		w.pruneShapes() // the shapes registered for nothing
 		return fmt.Errorf("rigid: restore state: %w", err)
 	}
-	w.steps = src.steps
-	w.bodies = append(w.bodies[:0], src.bodies...)
-	w.sapOrder = append(w.sapOrder[:0], src.sapOrder...)
-	w.warm = append(w.warm[:0], src.warm...)
-	w.contacts = append(w.contacts[:0], src.contacts...)
-	w.touching = append(w.touching[:0], src.touching...)
-	w.contactEvents = append(w.contactEvents[:0], src.contactEvents...)
-	w.overlaps = append(w.overlaps[:0], src.overlaps...)
-	w.events = append(w.events[:0], src.events...)
-	w.retestSensors, w.stats = src.retestSensors, src.stats
+	w.persisted.copyFrom(&src.persisted)
 	w.pairs, w.restored = w.pairs[:0], true
 	if err := w.pruneShapes(); err != nil {
 		return fmt.Errorf("rigid: restore state: %w", err)

@@ -22,37 +22,28 @@ type World struct {
 	own     bool // the world created backend and closes it
 	batch   *adapter.Batch
 	closed  bool
-	steps   int
-	bodies  []Body
 	// restored: RestoreState ran since the last step (Pairs and Results
 	// are empty until the next one).
 	restored bool
 
+	// What later steps depend on, and the last step's reports: what a
+	// State saves (state.go).
+	persisted
+
 	// Broad phase.
-	filter   func(a, b BodyID) bool // SetPairFilter
-	sapOrder []int32                // body indices sorted by aabb.Min.x, then index
-	keys     []uint64               // this step's pair IDs, sorted
-	pairs    []Pair                 // this step's narrow-phase pairs, in key order
+	filter func(a, b BodyID) bool // SetPairFilter
+	keys   []uint64               // this step's pair IDs, sorted
+	pairs  []Pair                 // this step's narrow-phase pairs, in key order
 
 	// Sensors (sensor.go): this step's sensor pairs whose boxes overlap,
-	// the pairs that overlap (last step's in overlapsPrev), and the
-	// changes between the two.
+	// and a buffer for the next overlaps.
 	sensorKeys   []uint64
-	overlaps     []uint64
 	overlapsPrev []uint64
-	events       []SensorEvent
-	// retestSensors: test every sensor pair at the next step, moved or
-	// not (SetPairFilter).
-	retestSensors bool
 
-	// Contact events (events.go): the pairs that touch, last step's, and
-	// the changes.
-	touching, touchingPrev []uint64
-	contactEvents          []ContactEvent
+	// Contact events (events.go): a buffer for the next touching pairs.
+	touchingPrev []uint64
 
 	// Solver.
-	contacts []contact
-	warm     []warmImpulse // last step's impulses, sorted by key
 	warmNext []warmImpulse
 	vel      []velocity // per body, during solve
 
@@ -64,8 +55,50 @@ type World struct {
 	parent  []int32
 	minTime []float64
 	wake    []bool
+}
+
+// persisted is the part of a World that its later steps depend on, with
+// the last step's reports: what World.SaveState copies into a State and
+// RestoreState copies back.
+type persisted struct {
+	steps  int
+	bodies []Body
+
+	sapOrder []int32 // body indices sorted by aabb.Min.x, then index
+
+	// Sensors (sensor.go): the pairs that overlap and the changes since
+	// the step before.
+	overlaps []uint64
+	events   []SensorEvent
+	// retestSensors: test every sensor pair at the next step, moved or
+	// not (SetPairFilter).
+	retestSensors bool
+
+	// Contact events (events.go): the pairs that touch, and the changes.
+	touching      []uint64
+	contactEvents []ContactEvent
+
+	// Solver: the last step's points, and their impulses by key for
+	// warm starting.
+	contacts []contact
+	warm     []warmImpulse // sorted by key
 
 	stats StepStats
+}
+
+// copyFrom makes p a copy of o, reusing p's slices.
+func (p *persisted) copyFrom(o *persisted) {
+	p.steps = o.steps
+	p.bodies = append(p.bodies[:0], o.bodies...)
+	p.sapOrder = append(p.sapOrder[:0], o.sapOrder...)
+	p.overlaps = append(p.overlaps[:0], o.overlaps...)
+	p.events = append(p.events[:0], o.events...)
+	p.retestSensors = o.retestSensors
+	p.touching = append(p.touching[:0], o.touching...)
+	p.contactEvents = append(p.contactEvents[:0], o.contactEvents...)
+	p.contacts = append(p.contacts[:0], o.contacts...)
+	p.warm = append(p.warm[:0], o.warm...)
+	p.stats = o.stats
 }
 
 // Pair is one narrow-phase pair of a step: bodies A < B with the poses the
