@@ -1,7 +1,9 @@
 package cpubackend
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/irtcd/irtcd/iterative"
 	"github.com/irtcd/irtcd/narrow"
@@ -22,8 +24,11 @@ import (
 type State struct {
 	params narrow.Params
 	saved  bool
-	shapes []*narrow.Shape // the backend's shapes by ID when saved (nil: released)
-	pairs  iterative.Snapshot
+	// decoded: the state came from UnmarshalBinary; its shape IDs name
+	// the restoring backend's shapes, and its indices are checked there.
+	decoded bool
+	shapes  []*narrow.Shape // the backend's shapes by ID when saved (nil: released)
+	pairs   iterative.Snapshot
 }
 
 // Pairs returns the number of pair states held.
@@ -40,7 +45,7 @@ func (b *Backend) SaveState(dst *State) error {
 	if b.closed {
 		return narrow.ErrBackendClosed
 	}
-	dst.params, dst.saved = b.params, true
+	dst.params, dst.saved, dst.decoded = b.params, true, false
 	dst.shapes = append(dst.shapes[:0], b.shapes...)
 	b.store.Save(&dst.pairs)
 	return nil
@@ -53,7 +58,13 @@ func (b *Backend) SaveState(dst *State) error {
 // registered under other IDs (registered again after a release, or with
 // another backend) is restored under the new ones; one whose shapes are
 // not registered now is dropped, and its pair starts afresh with a
-// standard step. src is left unchanged and can be restored again.
+// standard step. A state decoded by UnmarshalBinary names shapes by ID
+// alone: it is restored onto the shapes registered under those IDs here
+// (the sender and this backend registered the same shapes in the same
+// order, as peers that build the same world do), after a check that its
+// rays and edge pairs fit them (else an error wrapping
+// narrow.ErrBadState, and nothing changes). src is left unchanged and can
+// be restored again.
 func (b *Backend) RestoreState(src *State) error {
 	if src == nil || !src.saved {
 		return fmt.Errorf("%w: RestoreState needs a state filled by SaveState", narrow.ErrBadParams)
@@ -65,6 +76,15 @@ func (b *Backend) RestoreState(src *State) error {
 	}
 	if src.params != b.params {
 		return fmt.Errorf("%w: the state was saved by a backend with other parameters (%+v, not %+v)", narrow.ErrBadParams, src.params, b.params)
+	}
+	if src.decoded {
+		if err := src.pairs.Validate(b.Shape); err != nil {
+			return err
+		}
+		b.store.Restore(&src.pairs, func(x, y narrow.ShapeID) (narrow.ShapeID, narrow.ShapeID, bool) {
+			return x, y, b.Shape(x) != nil && b.Shape(y) != nil
+		})
+		return nil
 	}
 	clear(b.remap)
 	mapped := false
@@ -97,4 +117,97 @@ func (b *Backend) RestoreState(src *State) error {
 		return na, nb, okA && okB
 	})
 	return nil
+}
+
+// stateMagic opens the binary form of a State: "irtcdst" and the format's
+// version.
+var stateMagic = []byte("irtcdst\x01")
+
+// AppendBinary appends the state's binary form to b: a header, the
+// backend's parameters, then every pair state (iterative.Snapshot's
+// format). It implements encoding.BinaryAppender. Shapes are not encoded:
+// the pair states name them by ID, and a backend that restores a decoded
+// state takes the shapes it has under those IDs (see RestoreState).
+func (s *State) AppendBinary(b []byte) ([]byte, error) {
+	if !s.saved {
+		return b, fmt.Errorf("%w: the State was not filled by SaveState", narrow.ErrBadState)
+	}
+	b = append(b, stateMagic...)
+	b = appendParams(b, &s.params)
+	return s.pairs.AppendBinary(b)
+}
+
+// MarshalBinary returns the state's binary form (AppendBinary): to send a
+// late-joining peer the narrow phase's state with the world's, or keep it
+// in a saved game.
+func (s *State) MarshalBinary() ([]byte, error) { return s.AppendBinary(nil) }
+
+// UnmarshalBinary replaces s with the state data encodes. Malformed data
+// is refused with an error wrapping narrow.ErrBadState naming the byte,
+// and leaves s unusable for RestoreState until a successful SaveState or
+// UnmarshalBinary.
+func (s *State) UnmarshalBinary(data []byte) error {
+	s.saved, s.decoded, s.shapes = false, true, s.shapes[:0]
+	if len(data) < len(stateMagic) || string(data[:len(stateMagic)]) != string(stateMagic) {
+		return fmt.Errorf("%w: not an irtcd backend state (header)", narrow.ErrBadState)
+	}
+	n := len(stateMagic)
+	p, m, err := decodeParams(data[n:])
+	if err != nil {
+		return fmt.Errorf("%w: byte %d: parameters: %v", narrow.ErrBadState, n, err)
+	}
+	if err := s.pairs.UnmarshalBinary(data[n+m:]); err != nil {
+		return fmt.Errorf("after %d bytes of header and parameters: %w", n+m, err)
+	}
+	s.params, s.saved = p, true
+	return nil
+}
+
+// paramsBytes is the size of encoded parameters: four method bytes,
+// seven f64 and integers (DisplacementThreshold, Confidence,
+// DistanceExtension, MaxIt, Reach, ManifoldSize, ManifoldAngle), the
+// speculative byte and EdgeAngle.
+const paramsBytes = 4 + 7*8 + 1 + 8
+
+func appendParams(b []byte, p *narrow.Params) []byte {
+	b = append(b, byte(p.Method), byte(p.Traversal), byte(p.Response), byte(p.Culling))
+	for _, v := range []float64{p.DisplacementThreshold, p.Confidence, p.DistanceExtension} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(int64(p.MaxIt)))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Reach))
+	b = binary.LittleEndian.AppendUint64(b, uint64(int64(p.ManifoldSize)))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.ManifoldAngle))
+	spec := byte(0)
+	if p.Speculative {
+		spec = 1
+	}
+	b = append(b, spec)
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(p.EdgeAngle))
+}
+
+// decodeParams reads parameters written by appendParams and checks them
+// (narrow.Params.Validate); it returns the bytes read.
+func decodeParams(data []byte) (narrow.Params, int, error) {
+	var p narrow.Params
+	if len(data) < paramsBytes {
+		return p, 0, fmt.Errorf("%d bytes, want %d", len(data), paramsBytes)
+	}
+	p.Method, p.Traversal, p.Response, p.Culling = narrow.Method(data[0]), narrow.Traversal(data[1]), narrow.Response(data[2]), narrow.Culling(data[3])
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[4+8*i:]) }
+	f := func(i int) float64 { return math.Float64frombits(u(i)) }
+	p.DisplacementThreshold, p.Confidence, p.DistanceExtension = f(0), f(1), f(2)
+	p.MaxIt, p.Reach, p.ManifoldSize, p.ManifoldAngle = int(int64(u(3))), f(4), int(int64(u(5))), f(6)
+	switch data[4+7*8] {
+	case 0:
+	case 1:
+		p.Speculative = true
+	default:
+		return p, 0, fmt.Errorf("speculative flag %d", data[4+7*8])
+	}
+	p.EdgeAngle = math.Float64frombits(binary.LittleEndian.Uint64(data[4+7*8+1:]))
+	if err := p.Validate(); err != nil {
+		return p, 0, err
+	}
+	return p, paramsBytes, nil
 }

@@ -1,6 +1,7 @@
 package cpubackend_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -289,5 +290,276 @@ func TestRestoreStateForgetsLaterPairs(t *testing.T) {
 	}
 	if res.Stats.IterativePairs == 0 {
 		t.Errorf("no pair saved had an iterative step after the restore: %+v", res.Stats)
+	}
+}
+
+// TestStateBinary: a saved state survives its binary form. The encoding
+// is canonical (decoding and encoding again gives the same bytes), and a
+// fresh backend with the same shapes registered in the same order,
+// restored from the decoded state, runs the steps that follow the save
+// as the first backend did.
+func TestStateBinary(t *testing.T) {
+	sh := btLoad(t)
+	const at, steps = 12, 24
+	p := narrow.Params{Speculative: true, EdgeAngle: math.Pi / 6, ManifoldSize: 6, MaxIt: 40}
+	be, ids := btNew(t, sh, p, cpubackend.WithWorkers(2))
+	batch := btScriptedBatch(t, sh, ids, 160, steps)
+	var res narrow.Result
+	var st cpubackend.State
+	var want []*narrow.Result
+	for k, pairs := range batch {
+		if k == at {
+			if err := be.SaveState(&st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		btDetect(t, be, pairs, &res)
+		if k >= at {
+			want = append(want, btClone(&res))
+		}
+	}
+	data, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back cpubackend.State
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(data) || back.Pairs() != st.Pairs() {
+		t.Fatalf("decoded and encoded again: %d bytes, %d pair states; want the same %d bytes, %d states", len(again), back.Pairs(), len(data), st.Pairs())
+	}
+	t.Logf("%d pair states in %d bytes", st.Pairs(), len(data))
+	fresh, fids := btNew(t, sh, p, cpubackend.WithWorkers(3))
+	if fids != ids {
+		t.Fatal("the fresh backend gave other IDs")
+	}
+	if err := fresh.RestoreState(&back); err != nil {
+		t.Fatal(err)
+	}
+	for k, pairs := range batch[at:] {
+		btDetect(t, fresh, pairs, &res)
+		if !btSameResult(t, fmt.Sprintf("decoded state, step %d", at+k), want[k], &res) {
+			break
+		}
+	}
+	// Encoding, from the decoded state restored: the same bytes.
+	var resaved cpubackend.State
+	if err := fresh.RestoreState(&back); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.SaveState(&resaved); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := resaved.MarshalBinary(); string(b) != string(data) {
+		t.Error("a backend restored from the decoded state saves other bytes")
+	}
+}
+
+// TestStateBinaryErrors: every truncation of a valid encoding, a wrong
+// header, bad parameters and indices the shapes do not have are refused
+// with narrow.ErrBadState; a refused restore leaves the backend as it was.
+func TestStateBinaryErrors(t *testing.T) {
+	sh := btLoad(t)
+	be, ids := btNew(t, sh, narrow.Params{EdgeAngle: math.Pi / 6})
+	batch := btScriptedBatch(t, sh, ids, 20, 6)
+	var res narrow.Result
+	for _, pairs := range batch {
+		btDetect(t, be, pairs, &res)
+	}
+	var st cpubackend.State
+	if err := be.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	data, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d cpubackend.State
+	for n := range len(data) {
+		if err := d.UnmarshalBinary(data[:n]); !errors.Is(err, narrow.ErrBadState) {
+			t.Fatalf("the first %d of %d bytes: %v, want ErrBadState", n, len(data), err)
+		}
+	}
+	if err := be.RestoreState(&d); !errors.Is(err, narrow.ErrBadParams) {
+		t.Errorf("RestoreState of a state that failed to decode = %v, want ErrBadParams", err)
+	}
+	bad := func(what string, change func(b []byte)) {
+		t.Helper()
+		b := append([]byte(nil), data...)
+		change(b)
+		if err := d.UnmarshalBinary(b); !errors.Is(err, narrow.ErrBadState) {
+			t.Errorf("%s: %v, want ErrBadState", what, err)
+		}
+	}
+	bad("header", func(b []byte) { b[0] = 'X' })
+	bad("method", func(b []byte) { b[8] = 9 })
+	if err := d.UnmarshalBinary(append(append([]byte(nil), data...), 0)); !errors.Is(err, narrow.ErrBadState) {
+		t.Errorf("a byte too many: %v, want ErrBadState", err)
+	}
+	if empty := (cpubackend.State{}); true {
+		if _, err := empty.MarshalBinary(); !errors.Is(err, narrow.ErrBadState) {
+			t.Errorf("MarshalBinary of an empty State = %v, want ErrBadState", err)
+		}
+	}
+
+	// A vertex index the bunny does not have: found at restore.
+	if err := d.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	var saved cpubackend.State
+	if err := be.SaveState(&saved); err != nil {
+		t.Fatal(err)
+	}
+	corrupt := func(vertex int32) []byte {
+		// The last ray of the first state that has one in direction 0
+		// (the format is in iterative/encode.go): the header and the
+		// parameters take 8 + 69 bytes, the count of states 4; a state's
+		// direction-0 ray count comes 297 bytes in, its rays (9 bytes
+		// each) after it, then the direction-1 count and rays, then the
+		// count of edge pairs (8 bytes each).
+		b := append([]byte(nil), data...)
+		u32 := func(p int) int { return int(binary.LittleEndian.Uint32(b[p:])) }
+		off := 8 + 69 + 4
+		for range u32(off - 4) {
+			n0 := u32(off + 297)
+			if n0 > 0 {
+				binary.LittleEndian.PutUint32(b[off+301+9*(n0-1):], uint32(vertex)) // the last: the order holds
+				return b
+			}
+			n1 := u32(off + 301 + 9*n0)
+			ne := u32(off + 305 + 9*(n0+n1))
+			off += 309 + 9*(n0+n1) + 8*ne
+		}
+		t.Fatal("no state has a ray in direction 0")
+		return nil
+	}
+	if err := d.UnmarshalBinary(corrupt(1 << 20)); err != nil {
+		t.Fatalf("a vertex index out of range should decode (the shapes decide): %v", err)
+	}
+	if err := be.RestoreState(&d); !errors.Is(err, narrow.ErrBadState) {
+		t.Errorf("RestoreState with a vertex the shape lacks = %v, want ErrBadState", err)
+	}
+	// The refused restore changed nothing: the next step is the one the
+	// state saved before it gives.
+	btDetect(t, be, batch[len(batch)-1], &res)
+	after := btClone(&res)
+	if err := be.RestoreState(&saved); err != nil {
+		t.Fatal(err)
+	}
+	btDetect(t, be, batch[len(batch)-1], &res)
+	btSameResult(t, "after a refused restore", btClone(&res), after)
+}
+
+// FuzzStateBinary feeds UnmarshalBinary arbitrary bytes, seeded with the
+// encodings of real states. A refusal must wrap narrow.ErrBadState; data
+// it accepts must encode back to the same bytes, and restore into a
+// backend with the test shapes (same parameters) either cleanly or with
+// a typed error, after which a step of valid pairs must run:
+//
+//	go test ./cpubackend -run XXX -fuzz FuzzStateBinary -fuzztime 60s
+func FuzzStateBinary(f *testing.F) {
+	sh := btLoad(f)
+	seedParams := []narrow.Params{{EdgeAngle: math.Pi / 6}, {Method: narrow.MethodIterative}}
+	var batch [][]narrow.Pair
+	for _, p := range seedParams {
+		be, ids := btNew(f, sh, p)
+		batch = btScriptedBatch(f, sh, ids, 4, 8)
+		var res narrow.Result
+		var st cpubackend.State
+		for k, pairs := range batch {
+			btDetect(f, be, pairs, &res)
+			if k%3 == 2 {
+				if err := be.SaveState(&st); err != nil {
+					f.Fatal(err)
+				}
+				data, err := st.MarshalBinary()
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(data)
+				f.Add(data[:len(data)/2])
+			}
+		}
+	}
+	backends := map[narrow.Params]*cpubackend.Backend{}
+	for _, p := range seedParams {
+		backends[p], _ = btNew(f, sh, p)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var st cpubackend.State
+		if err := st.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, narrow.ErrBadState) {
+				t.Fatalf("refused with %v, want ErrBadState", err)
+			}
+			return
+		}
+		again, err := st.MarshalBinary()
+		if err != nil || string(again) != string(data) {
+			t.Fatalf("accepted, then encoded as %d other bytes (%v)", len(again), err)
+		}
+		var params narrow.Params
+		var saved cpubackend.State
+		for _, p := range seedParams {
+			err := backends[p].RestoreState(&st)
+			if err == nil {
+				params = p
+				break
+			}
+			if !errors.Is(err, narrow.ErrBadState) && !errors.Is(err, narrow.ErrBadParams) {
+				t.Fatalf("RestoreState: %v, want nil, ErrBadState or ErrBadParams", err)
+			}
+		}
+		if be := backends[params]; be != nil {
+			var res narrow.Result
+			if err := be.Detect(t.Context(), batch[len(batch)-1], &res); err != nil {
+				t.Fatalf("a step after the restore: %v", err)
+			}
+			if err := be.SaveState(&saved); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestStateBinaryParams: every field of narrow.Params survives the binary
+// form (a new field must be added to the encoding: this test counts
+// them).
+func TestStateBinaryParams(t *testing.T) {
+	p := narrow.Params{Method: narrow.MethodIterative, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, Culling: narrow.CullBoxes,
+		DisplacementThreshold: 0.03, Confidence: 1.5, DistanceExtension: 0.07, MaxIt: 33, Reach: 0.01, ManifoldSize: 5, ManifoldAngle: 0.3, EdgeAngle: 1.1}
+	if n := reflect.TypeOf(p).NumField(); n != 13 {
+		t.Fatalf("narrow.Params has %d fields, the encoding 13: update appendParams and decodeParams", n)
+	}
+	be, err := cpubackend.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	var st, back cpubackend.State
+	if err := be.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	data, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := be.RestoreState(&back); err != nil {
+		t.Errorf("a backend refuses its own parameters, decoded: %v", err)
+	}
+	other, err := cpubackend.New(narrow.Params{Method: narrow.MethodIterative, Traversal: narrow.TraversalBasic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.RestoreState(&back); !errors.Is(err, narrow.ErrBadParams) {
+		t.Errorf("RestoreState with other parameters = %v, want ErrBadParams", err)
 	}
 }

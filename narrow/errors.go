@@ -27,6 +27,7 @@ var (
 	ErrBadParams     = errors.New("invalid parameters")
 	ErrBackendClosed = errors.New("backend closed")
 	ErrTooLarge      = errors.New("shape too large")
+	ErrBadState      = errors.New("malformed saved state")
 )
 
 // ShapeError reports bad geometry. The fields that do not apply are -1 (or

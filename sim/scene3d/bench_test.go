@@ -434,8 +434,9 @@ func (p *detectParts) report(b *testing.B, steps int) {
 // pile at rest (BenchmarkPileAtRest's recorded steps, about 6,700 pairs):
 // saving a predictive backend's temporal state (cpubackend.SaveState, into
 // a warm State) and restoring it (RestoreState), against one step of
-// Detect on the same backend (op=detect). Metrics: pair states held and
-// microseconds per pair.
+// Detect on the same backend (op=detect), and the state's binary form
+// (op=marshal, into a warm buffer; op=unmarshal). Metrics: pair states
+// held, the binary form's size and microseconds per pair state.
 func BenchmarkPileState(b *testing.B) {
 	rec, err := pileAtRest()
 	if err != nil {
@@ -455,7 +456,12 @@ func BenchmarkPileState(b *testing.B) {
 	if err := be.SaveState(&st); err != nil {
 		b.Fatal(err)
 	}
-	for _, op := range []string{"save", "restore", "detect"} {
+	data, err := st.MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var decoded cpubackend.State
+	for _, op := range []string{"save", "restore", "detect", "marshal", "unmarshal"} {
 		b.Run("op="+op, func(b *testing.B) {
 			for b.Loop() {
 				switch op {
@@ -463,6 +469,10 @@ func BenchmarkPileState(b *testing.B) {
 					err = be.SaveState(&st)
 				case "restore":
 					err = be.RestoreState(&st)
+				case "marshal":
+					data, err = st.AppendBinary(data[:0])
+				case "unmarshal":
+					err = decoded.UnmarshalBinary(data)
 				default:
 					// The step after the saved one, from its state.
 					if err = be.RestoreState(&st); err == nil {
@@ -474,6 +484,7 @@ func BenchmarkPileState(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(st.Pairs()), "pair-states")
+			b.ReportMetric(float64(len(data)), "bytes")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N)/float64(max(1, st.Pairs())), "µs/pair")
 		})
 	}
