@@ -35,6 +35,10 @@
 //     data is dropped on both sides with its last registration. A
 //     restarted plugin gets a placeholder, released at once, in each
 //     released slot, so that later IDs keep their numbers.
+//   - SaveState and RestoreState (Host.SaveState, Host.RestoreState) carry
+//     the backend's temporal state, for rollback, in cpubackend.State's
+//     binary form: restored after a save, the plugin returns the steps
+//     that followed the save again, bit for bit.
 //   - Detect is one request and one response per step. The request holds
 //     the pairs as one packed little-endian array of 128-byte records (ID,
 //     shape IDs, both poses: narrow.Pair's layout in memory, so the host

@@ -29,8 +29,9 @@ import (
 // pb/irtcd.proto and their packed layouts). Host and plugin must agree on
 // it in go-plugin's handshake. Version 2 added the shared region's
 // doorbell (a 128-byte header) and TakeShared; version 3
-// UnregisterShapes and released entries.
-const ProtocolVersion = 3
+// UnregisterShapes and released entries; version 4 SaveState and
+// RestoreState.
+const ProtocolVersion = 4
 
 // Handshake is the go-plugin handshake of irtcd narrow-phase plugins: the
 // protocol version and the magic cookie. A plugin binary started by hand,

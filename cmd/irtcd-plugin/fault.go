@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/plugin"
 )
@@ -68,6 +69,31 @@ func (b *faultBackend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narr
 	}
 	*st = res.Stats
 	return nil
+}
+
+// stateBackend is the served backend's SaveState and RestoreState.
+type stateBackend interface {
+	SaveState(dst *cpubackend.State) error
+	RestoreState(src *cpubackend.State) error
+}
+
+// SaveState is the served backend's (plugin.ErrNoState's case if it has
+// none).
+func (b *faultBackend) SaveState(dst *cpubackend.State) error {
+	s, ok := b.Backend.(stateBackend)
+	if !ok {
+		return plugin.ErrNoState
+	}
+	return s.SaveState(dst)
+}
+
+// RestoreState is the served backend's.
+func (b *faultBackend) RestoreState(src *cpubackend.State) error {
+	s, ok := b.Backend.(stateBackend)
+	if !ok {
+		return plugin.ErrNoState
+	}
+	return s.RestoreState(src)
 }
 
 // fault consumes the fault file, if any, and acts on it.

@@ -32,6 +32,166 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type SaveStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SaveStateRequest) Reset() {
+	*x = SaveStateRequest{}
+	mi := &file_irtcd_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SaveStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SaveStateRequest) ProtoMessage() {}
+
+func (x *SaveStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SaveStateRequest.ProtoReflect.Descriptor instead.
+func (*SaveStateRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{0}
+}
+
+type SaveStateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	State         []byte                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SaveStateResponse) Reset() {
+	*x = SaveStateResponse{}
+	mi := &file_irtcd_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SaveStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SaveStateResponse) ProtoMessage() {}
+
+func (x *SaveStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SaveStateResponse.ProtoReflect.Descriptor instead.
+func (*SaveStateResponse) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SaveStateResponse) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+type RestoreStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	State         []byte                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreStateRequest) Reset() {
+	*x = RestoreStateRequest{}
+	mi := &file_irtcd_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreStateRequest) ProtoMessage() {}
+
+func (x *RestoreStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreStateRequest.ProtoReflect.Descriptor instead.
+func (*RestoreStateRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RestoreStateRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+type RestoreStateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreStateResponse) Reset() {
+	*x = RestoreStateResponse{}
+	mi := &file_irtcd_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreStateResponse) ProtoMessage() {}
+
+func (x *RestoreStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreStateResponse.ProtoReflect.Descriptor instead.
+func (*RestoreStateResponse) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{3}
+}
+
 // Params mirrors narrow.Params field for field.
 type Params struct {
 	state                 protoimpl.MessageState `protogen:"open.v1"`
@@ -56,7 +216,7 @@ type Params struct {
 
 func (x *Params) Reset() {
 	*x = Params{}
-	mi := &file_irtcd_proto_msgTypes[0]
+	mi := &file_irtcd_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -68,7 +228,7 @@ func (x *Params) String() string {
 func (*Params) ProtoMessage() {}
 
 func (x *Params) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[0]
+	mi := &file_irtcd_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -81,7 +241,7 @@ func (x *Params) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Params.ProtoReflect.Descriptor instead.
 func (*Params) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{0}
+	return file_irtcd_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Params) GetMethod() uint32 {
@@ -186,7 +346,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_irtcd_proto_msgTypes[1]
+	mi := &file_irtcd_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -198,7 +358,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[1]
+	mi := &file_irtcd_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -211,7 +371,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{1}
+	return file_irtcd_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ConfigureRequest) GetParams() *Params {
@@ -240,7 +400,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_irtcd_proto_msgTypes[2]
+	mi := &file_irtcd_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -252,7 +412,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[2]
+	mi := &file_irtcd_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -265,7 +425,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{2}
+	return file_irtcd_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ConfigureResponse) GetPid() int64 {
@@ -302,7 +462,7 @@ type Shape struct {
 
 func (x *Shape) Reset() {
 	*x = Shape{}
-	mi := &file_irtcd_proto_msgTypes[3]
+	mi := &file_irtcd_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -314,7 +474,7 @@ func (x *Shape) String() string {
 func (*Shape) ProtoMessage() {}
 
 func (x *Shape) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[3]
+	mi := &file_irtcd_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -327,7 +487,7 @@ func (x *Shape) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shape.ProtoReflect.Descriptor instead.
 func (*Shape) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{3}
+	return file_irtcd_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Shape) GetDim() uint32 {
@@ -376,7 +536,7 @@ type ShapeEntry struct {
 
 func (x *ShapeEntry) Reset() {
 	*x = ShapeEntry{}
-	mi := &file_irtcd_proto_msgTypes[4]
+	mi := &file_irtcd_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -388,7 +548,7 @@ func (x *ShapeEntry) String() string {
 func (*ShapeEntry) ProtoMessage() {}
 
 func (x *ShapeEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[4]
+	mi := &file_irtcd_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -401,7 +561,7 @@ func (x *ShapeEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShapeEntry.ProtoReflect.Descriptor instead.
 func (*ShapeEntry) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{4}
+	return file_irtcd_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ShapeEntry) GetHash() []byte {
@@ -434,7 +594,7 @@ type RegisterShapesRequest struct {
 
 func (x *RegisterShapesRequest) Reset() {
 	*x = RegisterShapesRequest{}
-	mi := &file_irtcd_proto_msgTypes[5]
+	mi := &file_irtcd_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -446,7 +606,7 @@ func (x *RegisterShapesRequest) String() string {
 func (*RegisterShapesRequest) ProtoMessage() {}
 
 func (x *RegisterShapesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[5]
+	mi := &file_irtcd_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -459,7 +619,7 @@ func (x *RegisterShapesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterShapesRequest.ProtoReflect.Descriptor instead.
 func (*RegisterShapesRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{5}
+	return file_irtcd_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RegisterShapesRequest) GetShapes() []*ShapeEntry {
@@ -479,7 +639,7 @@ type RegisterShapesResponse struct {
 
 func (x *RegisterShapesResponse) Reset() {
 	*x = RegisterShapesResponse{}
-	mi := &file_irtcd_proto_msgTypes[6]
+	mi := &file_irtcd_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -491,7 +651,7 @@ func (x *RegisterShapesResponse) String() string {
 func (*RegisterShapesResponse) ProtoMessage() {}
 
 func (x *RegisterShapesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[6]
+	mi := &file_irtcd_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -504,7 +664,7 @@ func (x *RegisterShapesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterShapesResponse.ProtoReflect.Descriptor instead.
 func (*RegisterShapesResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{6}
+	return file_irtcd_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RegisterShapesResponse) GetIds() []int32 {
@@ -524,7 +684,7 @@ type UnregisterShapesRequest struct {
 
 func (x *UnregisterShapesRequest) Reset() {
 	*x = UnregisterShapesRequest{}
-	mi := &file_irtcd_proto_msgTypes[7]
+	mi := &file_irtcd_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -536,7 +696,7 @@ func (x *UnregisterShapesRequest) String() string {
 func (*UnregisterShapesRequest) ProtoMessage() {}
 
 func (x *UnregisterShapesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[7]
+	mi := &file_irtcd_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -549,7 +709,7 @@ func (x *UnregisterShapesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterShapesRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterShapesRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{7}
+	return file_irtcd_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UnregisterShapesRequest) GetIds() []int32 {
@@ -567,7 +727,7 @@ type UnregisterShapesResponse struct {
 
 func (x *UnregisterShapesResponse) Reset() {
 	*x = UnregisterShapesResponse{}
-	mi := &file_irtcd_proto_msgTypes[8]
+	mi := &file_irtcd_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -579,7 +739,7 @@ func (x *UnregisterShapesResponse) String() string {
 func (*UnregisterShapesResponse) ProtoMessage() {}
 
 func (x *UnregisterShapesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[8]
+	mi := &file_irtcd_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -592,7 +752,7 @@ func (x *UnregisterShapesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterShapesResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterShapesResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{8}
+	return file_irtcd_proto_rawDescGZIP(), []int{12}
 }
 
 type DetectRequest struct {
@@ -616,7 +776,7 @@ type DetectRequest struct {
 
 func (x *DetectRequest) Reset() {
 	*x = DetectRequest{}
-	mi := &file_irtcd_proto_msgTypes[9]
+	mi := &file_irtcd_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -628,7 +788,7 @@ func (x *DetectRequest) String() string {
 func (*DetectRequest) ProtoMessage() {}
 
 func (x *DetectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[9]
+	mi := &file_irtcd_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -641,7 +801,7 @@ func (x *DetectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectRequest.ProtoReflect.Descriptor instead.
 func (*DetectRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{9}
+	return file_irtcd_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DetectRequest) GetStep() uint64 {
@@ -702,7 +862,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_irtcd_proto_msgTypes[10]
+	mi := &file_irtcd_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +874,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[10]
+	mi := &file_irtcd_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +887,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{10}
+	return file_irtcd_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Stats) GetPairs() int64 {
@@ -846,7 +1006,7 @@ type PairFailure struct {
 
 func (x *PairFailure) Reset() {
 	*x = PairFailure{}
-	mi := &file_irtcd_proto_msgTypes[11]
+	mi := &file_irtcd_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +1018,7 @@ func (x *PairFailure) String() string {
 func (*PairFailure) ProtoMessage() {}
 
 func (x *PairFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[11]
+	mi := &file_irtcd_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +1031,7 @@ func (x *PairFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PairFailure.ProtoReflect.Descriptor instead.
 func (*PairFailure) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{11}
+	return file_irtcd_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PairFailure) GetIndex() uint32 {
@@ -939,7 +1099,7 @@ type DetectResponse struct {
 
 func (x *DetectResponse) Reset() {
 	*x = DetectResponse{}
-	mi := &file_irtcd_proto_msgTypes[12]
+	mi := &file_irtcd_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -951,7 +1111,7 @@ func (x *DetectResponse) String() string {
 func (*DetectResponse) ProtoMessage() {}
 
 func (x *DetectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[12]
+	mi := &file_irtcd_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -964,7 +1124,7 @@ func (x *DetectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectResponse.ProtoReflect.Descriptor instead.
 func (*DetectResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{12}
+	return file_irtcd_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DetectResponse) GetPairs() []byte {
@@ -1051,7 +1211,7 @@ type MapSharedRequest struct {
 
 func (x *MapSharedRequest) Reset() {
 	*x = MapSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1223,7 @@ func (x *MapSharedRequest) String() string {
 func (*MapSharedRequest) ProtoMessage() {}
 
 func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1236,7 @@ func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapSharedRequest.ProtoReflect.Descriptor instead.
 func (*MapSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{13}
+	return file_irtcd_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MapSharedRequest) GetPath() string {
@@ -1103,7 +1263,7 @@ type MapSharedResponse struct {
 
 func (x *MapSharedResponse) Reset() {
 	*x = MapSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1115,7 +1275,7 @@ func (x *MapSharedResponse) String() string {
 func (*MapSharedResponse) ProtoMessage() {}
 
 func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1128,7 +1288,7 @@ func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapSharedResponse.ProtoReflect.Descriptor instead.
 func (*MapSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{14}
+	return file_irtcd_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MapSharedResponse) GetRing() bool {
@@ -1148,7 +1308,7 @@ type TakeSharedRequest struct {
 
 func (x *TakeSharedRequest) Reset() {
 	*x = TakeSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[15]
+	mi := &file_irtcd_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1160,7 +1320,7 @@ func (x *TakeSharedRequest) String() string {
 func (*TakeSharedRequest) ProtoMessage() {}
 
 func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[15]
+	mi := &file_irtcd_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1173,7 +1333,7 @@ func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeSharedRequest.ProtoReflect.Descriptor instead.
 func (*TakeSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{15}
+	return file_irtcd_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TakeSharedRequest) GetSeq() uint64 {
@@ -1202,7 +1362,7 @@ type DetectSharedRequest struct {
 
 func (x *DetectSharedRequest) Reset() {
 	*x = DetectSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[16]
+	mi := &file_irtcd_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1374,7 @@ func (x *DetectSharedRequest) String() string {
 func (*DetectSharedRequest) ProtoMessage() {}
 
 func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[16]
+	mi := &file_irtcd_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1387,7 @@ func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedRequest.ProtoReflect.Descriptor instead.
 func (*DetectSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{16}
+	return file_irtcd_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DetectSharedRequest) GetStep() uint64 {
@@ -1291,7 +1451,7 @@ type DetectSharedResponse struct {
 
 func (x *DetectSharedResponse) Reset() {
 	*x = DetectSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[17]
+	mi := &file_irtcd_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1463,7 @@ func (x *DetectSharedResponse) String() string {
 func (*DetectSharedResponse) ProtoMessage() {}
 
 func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[17]
+	mi := &file_irtcd_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1476,7 @@ func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedResponse.ProtoReflect.Descriptor instead.
 func (*DetectSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{17}
+	return file_irtcd_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DetectSharedResponse) GetSeq() uint64 {
@@ -1351,7 +1511,13 @@ var File_irtcd_proto protoreflect.FileDescriptor
 
 const file_irtcd_proto_rawDesc = "" +
 	"\n" +
-	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\xb4\x03\n" +
+	"\virtcd.proto\x12\x0firtcd.plugin.v1\"\x12\n" +
+	"\x10SaveStateRequest\")\n" +
+	"\x11SaveStateResponse\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\fR\x05state\"+\n" +
+	"\x13RestoreStateRequest\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\fR\x05state\"\x16\n" +
+	"\x14RestoreStateResponse\"\xb4\x03\n" +
 	"\x06Params\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\rR\x06method\x12\x1c\n" +
 	"\ttraversal\x18\x02 \x01(\rR\ttraversal\x12\x1a\n" +
@@ -1449,7 +1615,7 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12'\n" +
 	"\x0fresponse_length\x18\x02 \x01(\x04R\x0eresponseLength\x127\n" +
 	"\x06inline\x18\x03 \x01(\v2\x1f.irtcd.plugin.v1.DetectResponseR\x06inline\x12#\n" +
-	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\xfd\x04\n" +
+	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\xae\x06\n" +
 	"\x06Narrow\x12R\n" +
 	"\tConfigure\x12!.irtcd.plugin.v1.ConfigureRequest\x1a\".irtcd.plugin.v1.ConfigureResponse\x12a\n" +
 	"\x0eRegisterShapes\x12&.irtcd.plugin.v1.RegisterShapesRequest\x1a'.irtcd.plugin.v1.RegisterShapesResponse\x12g\n" +
@@ -1458,7 +1624,9 @@ const file_irtcd_proto_rawDesc = "" +
 	"\tMapShared\x12!.irtcd.plugin.v1.MapSharedRequest\x1a\".irtcd.plugin.v1.MapSharedResponse\x12[\n" +
 	"\fDetectShared\x12$.irtcd.plugin.v1.DetectSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponse\x12W\n" +
 	"\n" +
-	"TakeShared\x12\".irtcd.plugin.v1.TakeSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponseB\"Z github.com/irtcd/irtcd/plugin/pbb\x06proto3"
+	"TakeShared\x12\".irtcd.plugin.v1.TakeSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponse\x12R\n" +
+	"\tSaveState\x12!.irtcd.plugin.v1.SaveStateRequest\x1a\".irtcd.plugin.v1.SaveStateResponse\x12[\n" +
+	"\fRestoreState\x12$.irtcd.plugin.v1.RestoreStateRequest\x1a%.irtcd.plugin.v1.RestoreStateResponseB\"Z github.com/irtcd/irtcd/plugin/pbb\x06proto3"
 
 var (
 	file_irtcd_proto_rawDescOnce sync.Once
@@ -1472,50 +1640,58 @@ func file_irtcd_proto_rawDescGZIP() []byte {
 	return file_irtcd_proto_rawDescData
 }
 
-var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_irtcd_proto_goTypes = []any{
-	(*Params)(nil),                   // 0: irtcd.plugin.v1.Params
-	(*ConfigureRequest)(nil),         // 1: irtcd.plugin.v1.ConfigureRequest
-	(*ConfigureResponse)(nil),        // 2: irtcd.plugin.v1.ConfigureResponse
-	(*Shape)(nil),                    // 3: irtcd.plugin.v1.Shape
-	(*ShapeEntry)(nil),               // 4: irtcd.plugin.v1.ShapeEntry
-	(*RegisterShapesRequest)(nil),    // 5: irtcd.plugin.v1.RegisterShapesRequest
-	(*RegisterShapesResponse)(nil),   // 6: irtcd.plugin.v1.RegisterShapesResponse
-	(*UnregisterShapesRequest)(nil),  // 7: irtcd.plugin.v1.UnregisterShapesRequest
-	(*UnregisterShapesResponse)(nil), // 8: irtcd.plugin.v1.UnregisterShapesResponse
-	(*DetectRequest)(nil),            // 9: irtcd.plugin.v1.DetectRequest
-	(*Stats)(nil),                    // 10: irtcd.plugin.v1.Stats
-	(*PairFailure)(nil),              // 11: irtcd.plugin.v1.PairFailure
-	(*DetectResponse)(nil),           // 12: irtcd.plugin.v1.DetectResponse
-	(*MapSharedRequest)(nil),         // 13: irtcd.plugin.v1.MapSharedRequest
-	(*MapSharedResponse)(nil),        // 14: irtcd.plugin.v1.MapSharedResponse
-	(*TakeSharedRequest)(nil),        // 15: irtcd.plugin.v1.TakeSharedRequest
-	(*DetectSharedRequest)(nil),      // 16: irtcd.plugin.v1.DetectSharedRequest
-	(*DetectSharedResponse)(nil),     // 17: irtcd.plugin.v1.DetectSharedResponse
+	(*SaveStateRequest)(nil),         // 0: irtcd.plugin.v1.SaveStateRequest
+	(*SaveStateResponse)(nil),        // 1: irtcd.plugin.v1.SaveStateResponse
+	(*RestoreStateRequest)(nil),      // 2: irtcd.plugin.v1.RestoreStateRequest
+	(*RestoreStateResponse)(nil),     // 3: irtcd.plugin.v1.RestoreStateResponse
+	(*Params)(nil),                   // 4: irtcd.plugin.v1.Params
+	(*ConfigureRequest)(nil),         // 5: irtcd.plugin.v1.ConfigureRequest
+	(*ConfigureResponse)(nil),        // 6: irtcd.plugin.v1.ConfigureResponse
+	(*Shape)(nil),                    // 7: irtcd.plugin.v1.Shape
+	(*ShapeEntry)(nil),               // 8: irtcd.plugin.v1.ShapeEntry
+	(*RegisterShapesRequest)(nil),    // 9: irtcd.plugin.v1.RegisterShapesRequest
+	(*RegisterShapesResponse)(nil),   // 10: irtcd.plugin.v1.RegisterShapesResponse
+	(*UnregisterShapesRequest)(nil),  // 11: irtcd.plugin.v1.UnregisterShapesRequest
+	(*UnregisterShapesResponse)(nil), // 12: irtcd.plugin.v1.UnregisterShapesResponse
+	(*DetectRequest)(nil),            // 13: irtcd.plugin.v1.DetectRequest
+	(*Stats)(nil),                    // 14: irtcd.plugin.v1.Stats
+	(*PairFailure)(nil),              // 15: irtcd.plugin.v1.PairFailure
+	(*DetectResponse)(nil),           // 16: irtcd.plugin.v1.DetectResponse
+	(*MapSharedRequest)(nil),         // 17: irtcd.plugin.v1.MapSharedRequest
+	(*MapSharedResponse)(nil),        // 18: irtcd.plugin.v1.MapSharedResponse
+	(*TakeSharedRequest)(nil),        // 19: irtcd.plugin.v1.TakeSharedRequest
+	(*DetectSharedRequest)(nil),      // 20: irtcd.plugin.v1.DetectSharedRequest
+	(*DetectSharedResponse)(nil),     // 21: irtcd.plugin.v1.DetectSharedResponse
 }
 var file_irtcd_proto_depIdxs = []int32{
-	0,  // 0: irtcd.plugin.v1.ConfigureRequest.params:type_name -> irtcd.plugin.v1.Params
-	3,  // 1: irtcd.plugin.v1.ShapeEntry.data:type_name -> irtcd.plugin.v1.Shape
-	4,  // 2: irtcd.plugin.v1.RegisterShapesRequest.shapes:type_name -> irtcd.plugin.v1.ShapeEntry
-	10, // 3: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
-	11, // 4: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
-	12, // 5: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
-	1,  // 6: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
-	5,  // 7: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
-	7,  // 8: irtcd.plugin.v1.Narrow.UnregisterShapes:input_type -> irtcd.plugin.v1.UnregisterShapesRequest
-	9,  // 9: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
-	13, // 10: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
-	16, // 11: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
-	15, // 12: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
-	2,  // 13: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
-	6,  // 14: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
-	8,  // 15: irtcd.plugin.v1.Narrow.UnregisterShapes:output_type -> irtcd.plugin.v1.UnregisterShapesResponse
-	12, // 16: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
-	14, // 17: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
-	17, // 18: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	17, // 19: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	13, // [13:20] is the sub-list for method output_type
-	6,  // [6:13] is the sub-list for method input_type
+	4,  // 0: irtcd.plugin.v1.ConfigureRequest.params:type_name -> irtcd.plugin.v1.Params
+	7,  // 1: irtcd.plugin.v1.ShapeEntry.data:type_name -> irtcd.plugin.v1.Shape
+	8,  // 2: irtcd.plugin.v1.RegisterShapesRequest.shapes:type_name -> irtcd.plugin.v1.ShapeEntry
+	14, // 3: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
+	15, // 4: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
+	16, // 5: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
+	5,  // 6: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
+	9,  // 7: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
+	11, // 8: irtcd.plugin.v1.Narrow.UnregisterShapes:input_type -> irtcd.plugin.v1.UnregisterShapesRequest
+	13, // 9: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
+	17, // 10: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
+	20, // 11: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
+	19, // 12: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
+	0,  // 13: irtcd.plugin.v1.Narrow.SaveState:input_type -> irtcd.plugin.v1.SaveStateRequest
+	2,  // 14: irtcd.plugin.v1.Narrow.RestoreState:input_type -> irtcd.plugin.v1.RestoreStateRequest
+	6,  // 15: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
+	10, // 16: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
+	12, // 17: irtcd.plugin.v1.Narrow.UnregisterShapes:output_type -> irtcd.plugin.v1.UnregisterShapesResponse
+	16, // 18: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
+	18, // 19: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
+	21, // 20: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	21, // 21: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	1,  // 22: irtcd.plugin.v1.Narrow.SaveState:output_type -> irtcd.plugin.v1.SaveStateResponse
+	3,  // 23: irtcd.plugin.v1.Narrow.RestoreState:output_type -> irtcd.plugin.v1.RestoreStateResponse
+	15, // [15:24] is the sub-list for method output_type
+	6,  // [6:15] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -1532,7 +1708,7 @@ func file_irtcd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_irtcd_proto_rawDesc), len(file_irtcd_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

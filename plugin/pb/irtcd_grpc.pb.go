@@ -37,6 +37,8 @@ const (
 	Narrow_MapShared_FullMethodName        = "/irtcd.plugin.v1.Narrow/MapShared"
 	Narrow_DetectShared_FullMethodName     = "/irtcd.plugin.v1.Narrow/DetectShared"
 	Narrow_TakeShared_FullMethodName       = "/irtcd.plugin.v1.Narrow/TakeShared"
+	Narrow_SaveState_FullMethodName        = "/irtcd.plugin.v1.Narrow/SaveState"
+	Narrow_RestoreState_FullMethodName     = "/irtcd.plugin.v1.Narrow/RestoreState"
 )
 
 // NarrowClient is the client API for Narrow service.
@@ -68,6 +70,14 @@ type NarrowClient interface {
 	// in the region's header: a response too large for the region, or an
 	// error. It answers exactly what DetectShared would have.
 	TakeShared(ctx context.Context, in *TakeSharedRequest, opts ...grpc.CallOption) (*DetectSharedResponse, error)
+	// SaveState returns the served backend's temporal state (the pairs'
+	// rays, predictions and Eq. 2 references) in cpubackend.State's binary
+	// form; a backend that cannot save it answers Unimplemented.
+	SaveState(ctx context.Context, in *SaveStateRequest, opts ...grpc.CallOption) (*SaveStateResponse, error)
+	// RestoreState puts back a state in that form. Malformed data, or
+	// indices the registered shapes do not have, answer InvalidArgument; a
+	// state saved with other parameters, FailedPrecondition.
+	RestoreState(ctx context.Context, in *RestoreStateRequest, opts ...grpc.CallOption) (*RestoreStateResponse, error)
 }
 
 type narrowClient struct {
@@ -141,6 +151,24 @@ func (c *narrowClient) TakeShared(ctx context.Context, in *TakeSharedRequest, op
 	return out, nil
 }
 
+func (c *narrowClient) SaveState(ctx context.Context, in *SaveStateRequest, opts ...grpc.CallOption) (*SaveStateResponse, error) {
+	out := new(SaveStateResponse)
+	err := c.cc.Invoke(ctx, Narrow_SaveState_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *narrowClient) RestoreState(ctx context.Context, in *RestoreStateRequest, opts ...grpc.CallOption) (*RestoreStateResponse, error) {
+	out := new(RestoreStateResponse)
+	err := c.cc.Invoke(ctx, Narrow_RestoreState_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NarrowServer is the server API for Narrow service.
 // All implementations must embed UnimplementedNarrowServer
 // for forward compatibility
@@ -170,6 +198,14 @@ type NarrowServer interface {
 	// in the region's header: a response too large for the region, or an
 	// error. It answers exactly what DetectShared would have.
 	TakeShared(context.Context, *TakeSharedRequest) (*DetectSharedResponse, error)
+	// SaveState returns the served backend's temporal state (the pairs'
+	// rays, predictions and Eq. 2 references) in cpubackend.State's binary
+	// form; a backend that cannot save it answers Unimplemented.
+	SaveState(context.Context, *SaveStateRequest) (*SaveStateResponse, error)
+	// RestoreState puts back a state in that form. Malformed data, or
+	// indices the registered shapes do not have, answer InvalidArgument; a
+	// state saved with other parameters, FailedPrecondition.
+	RestoreState(context.Context, *RestoreStateRequest) (*RestoreStateResponse, error)
 	mustEmbedUnimplementedNarrowServer()
 }
 
@@ -197,6 +233,12 @@ func (UnimplementedNarrowServer) DetectShared(context.Context, *DetectSharedRequ
 }
 func (UnimplementedNarrowServer) TakeShared(context.Context, *TakeSharedRequest) (*DetectSharedResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method TakeShared not implemented")
+}
+func (UnimplementedNarrowServer) SaveState(context.Context, *SaveStateRequest) (*SaveStateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SaveState not implemented")
+}
+func (UnimplementedNarrowServer) RestoreState(context.Context, *RestoreStateRequest) (*RestoreStateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RestoreState not implemented")
 }
 func (UnimplementedNarrowServer) mustEmbedUnimplementedNarrowServer() {}
 
@@ -337,6 +379,42 @@ func _Narrow_TakeShared_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Narrow_SaveState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SaveStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).SaveState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_SaveState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).SaveState(ctx, req.(*SaveStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Narrow_RestoreState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestoreStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).RestoreState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_RestoreState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).RestoreState(ctx, req.(*RestoreStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Narrow_ServiceDesc is the grpc.ServiceDesc for Narrow service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -371,6 +449,14 @@ var Narrow_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TakeShared",
 			Handler:    _Narrow_TakeShared_Handler,
+		},
+		{
+			MethodName: "SaveState",
+			Handler:    _Narrow_SaveState_Handler,
+		},
+		{
+			MethodName: "RestoreState",
+			Handler:    _Narrow_RestoreState_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -52,9 +52,8 @@ var (
 	// ErrClosed: the world was closed.
 	ErrClosed = errors.New("world closed")
 	// ErrNoState: World.SaveState or RestoreState on a world whose
-	// narrow-phase backend cannot save its temporal state (the plugin
-	// backend: see StateBackend), or RestoreState of a State that holds
-	// none.
+	// narrow-phase backend cannot save its temporal state (it is not a
+	// StateBackend), or RestoreState of a State that holds none.
 	ErrNoState = errors.New("no saved state")
 )
 

@@ -9,9 +9,10 @@ import (
 
 // StateBackend is implemented by the narrow-phase backends whose temporal
 // state (the pairs' iterative and predictive rays, Eq. 2's references,
-// kept pairs of edges) can be saved and put back: cpubackend.Backend and
-// optixbackend.Backend, whose state lives on the CPU. The plugin backend's
-// lives in another process and cannot.
+// kept pairs of edges) can be saved and put back: cpubackend.Backend,
+// optixbackend.Backend (whose state lives on its CPU side) and
+// plugin.Host (whose state crosses the process boundary in
+// cpubackend.State's binary form).
 type StateBackend interface {
 	SaveState(dst *cpubackend.State) error
 	RestoreState(src *cpubackend.State) error
