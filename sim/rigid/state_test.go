@@ -113,7 +113,7 @@ func sameFrames(t *testing.T, label string, from int, want, got []frame) {
 // cubes lands, runs 200 steps with bodies removed, added and thrown, and
 // checks that every way of going back gives those steps bit for bit:
 // restoring the same world, and restoring a second world built the same
-// way but never stepped. Restoring the world but not its narrow phase's
+// way (with another number of workers) but never stepped. Restoring the world but not its narrow phase's
 // state (the backend reset) must give other steps.
 func TestSaveRestoreState(t *testing.T) {
 	const at, to = 50, 250
@@ -147,11 +147,12 @@ func TestSaveRestoreState(t *testing.T) {
 	}
 	sameFrames(t, "restored", at, want, stateScript(t, w, ground, torus, at, to))
 
-	other, _, _, _ := stateScene(t, nil)
+	// Another world, never stepped, whose backend has three workers.
+	other, _, _, _ := stateScene(t, func(c *rigid.Config) { c.Workers = 3 })
 	if err := other.RestoreState(&st); err != nil {
 		t.Fatal(err)
 	}
-	sameFrames(t, "another world", at, want, stateScript(t, other, ground, torus, at, to))
+	sameFrames(t, "another world (3 workers)", at, want, stateScript(t, other, ground, torus, at, to))
 
 	if err := w.RestoreState(&st); err != nil {
 		t.Fatal(err)
