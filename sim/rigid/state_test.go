@@ -113,8 +113,9 @@ func sameFrames(t *testing.T, label string, from int, want, got []frame) {
 // cubes lands, runs 200 steps with bodies removed, added and thrown, and
 // checks that every way of going back gives those steps bit for bit:
 // restoring the same world, and restoring a second world built the same
-// way (with another number of workers) but never stepped. Restoring the world but not its narrow phase's
-// state (the backend reset) must give other steps.
+// way (with another number of workers) but never stepped. Restoring the
+// world but not its narrow phase's state (the backend reset) must give
+// other steps.
 func TestSaveRestoreState(t *testing.T) {
 	const at, to = 50, 250
 	w, ground, torus, _ := stateScene(t, nil)
