@@ -65,21 +65,6 @@ func btDetect(t testing.TB, be *cpubackend.Backend, pairs []narrow.Pair, res *na
 	}
 }
 
-// btClone deep-copies a Result so that it survives the next step.
-func btClone(r *narrow.Result) *narrow.Result {
-	c := &narrow.Result{Stats: r.Stats}
-	for _, p := range r.Pairs {
-		q := p
-		q.Contacts = append([]narrow.Contact(nil), p.Contacts...)
-		q.Manifolds = nil
-		for _, m := range p.Manifolds {
-			q.Manifolds = append(q.Manifolds, narrow.Manifold{Normal: m.Normal, Points: append([]narrow.Contact(nil), m.Points...)})
-		}
-		c.Pairs = append(c.Pairs, q)
-	}
-	return c
-}
-
 // btSamePair compares two pair results field by field, contacts with ==.
 func btSamePair(t *testing.T, label string, want, got *narrow.PairResult) bool {
 	t.Helper()
@@ -189,7 +174,7 @@ func TestBackendDeterminism(t *testing.T) {
 				btDetect(t, be, pairs, &res)
 				sum.Add(&res.Stats)
 				if workers == 1 {
-					want = append(want, btClone(&res))
+					want = append(want, res.Clone())
 					continue
 				}
 				if !btSameResult(t, fmt.Sprintf("%v, %d workers, step %d", m, workers, k), want[k], &res) {

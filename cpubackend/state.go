@@ -31,6 +31,15 @@ type State struct {
 	pairs   iterative.Snapshot
 }
 
+// Stateful is implemented by the backends whose temporal state a State
+// holds: Backend, optixbackend.Backend (whose state lives on its CPU
+// side) and plugin.Host (whose state crosses the process boundary in the
+// State's binary form).
+type Stateful interface {
+	SaveState(dst *State) error
+	RestoreState(src *State) error
+}
+
 // Pairs returns the number of pair states held.
 func (s *State) Pairs() int { return s.pairs.Len() }
 
@@ -211,3 +220,5 @@ func decodeParams(data []byte) (narrow.Params, int, error) {
 	}
 	return p, paramsBytes, nil
 }
+
+var _ Stateful = (*Backend)(nil)

@@ -26,6 +26,32 @@ func stRemap(batch [][]narrow.Pair, ids, to btIDs) [][]narrow.Pair {
 	return out
 }
 
+// stRun runs the steps of batch through be, saves its state into st
+// before step at (after the last one if at is len(batch)), and returns
+// the results of the steps from at on.
+func stRun(t *testing.T, be *cpubackend.Backend, batch [][]narrow.Pair, at int, st *cpubackend.State) []*narrow.Result {
+	t.Helper()
+	var res narrow.Result
+	var out []*narrow.Result
+	for k, pairs := range batch {
+		if k == at {
+			if err := be.SaveState(st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		btDetect(t, be, pairs, &res)
+		if k >= at {
+			out = append(out, res.Clone())
+		}
+	}
+	if at >= len(batch) {
+		if err := be.SaveState(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
 // TestSaveRestoreState runs a scripted batch of 160 pairs, saves the
 // backend's state at step 12, and checks that every way of restoring it
 // gives the steps that follow bit for bit: into the same backend, into a
@@ -45,18 +71,7 @@ func TestSaveRestoreState(t *testing.T) {
 			batch := btScriptedBatch(t, sh, ids, 160, steps)
 			var res narrow.Result
 			var st cpubackend.State
-			var want []*narrow.Result
-			for k, pairs := range batch {
-				if k == at {
-					if err := be.SaveState(&st); err != nil {
-						t.Fatal(err)
-					}
-				}
-				btDetect(t, be, pairs, &res)
-				if k >= at {
-					want = append(want, btClone(&res))
-				}
-			}
+			want := stRun(t, be, batch, at, &st)
 			if st.Pairs() == 0 {
 				t.Fatal("no pair state saved")
 			}
@@ -122,7 +137,7 @@ func TestSaveRestoreState(t *testing.T) {
 			differ := false
 			for k, pairs := range stRemap(batch, ids, again)[at:] {
 				btDetect(t, be, pairs, &res)
-				differ = differ || !reflect.DeepEqual(btClone(&res), want[k])
+				differ = differ || !reflect.DeepEqual(res.Clone(), want[k])
 			}
 			if !differ {
 				t.Error("a backend that forgot its state returns the same steps: the test does not exercise the state")
@@ -138,13 +153,8 @@ func TestSaveRestoreStateDropsUnknownShapes(t *testing.T) {
 	be, ids := btNew(t, sh, narrow.Params{})
 	batch := btScriptedBatch(t, sh, ids, 40, 6)
 	var res narrow.Result
-	for _, pairs := range batch {
-		btDetect(t, be, pairs, &res)
-	}
 	var st cpubackend.State
-	if err := be.SaveState(&st); err != nil {
-		t.Fatal(err)
-	}
+	stRun(t, be, batch, len(batch), &st)
 	withTorus := 0
 	for _, p := range batch[len(batch)-1] {
 		if p.A == ids.torus || p.B == ids.torus {
@@ -306,18 +316,7 @@ func TestStateBinary(t *testing.T) {
 	batch := btScriptedBatch(t, sh, ids, 160, steps)
 	var res narrow.Result
 	var st cpubackend.State
-	var want []*narrow.Result
-	for k, pairs := range batch {
-		if k == at {
-			if err := be.SaveState(&st); err != nil {
-				t.Fatal(err)
-			}
-		}
-		btDetect(t, be, pairs, &res)
-		if k >= at {
-			want = append(want, btClone(&res))
-		}
-	}
+	want := stRun(t, be, batch, at, &st)
 	data, err := st.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -368,13 +367,8 @@ func TestStateBinaryErrors(t *testing.T) {
 	be, ids := btNew(t, sh, narrow.Params{EdgeAngle: math.Pi / 6})
 	batch := btScriptedBatch(t, sh, ids, 20, 6)
 	var res narrow.Result
-	for _, pairs := range batch {
-		btDetect(t, be, pairs, &res)
-	}
 	var st cpubackend.State
-	if err := be.SaveState(&st); err != nil {
-		t.Fatal(err)
-	}
+	stRun(t, be, batch, len(batch), &st)
 	data, err := st.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -447,12 +441,12 @@ func TestStateBinaryErrors(t *testing.T) {
 	// The refused restore changed nothing: the next step is the one the
 	// state saved before it gives.
 	btDetect(t, be, batch[len(batch)-1], &res)
-	after := btClone(&res)
+	after := res.Clone()
 	if err := be.RestoreState(&saved); err != nil {
 		t.Fatal(err)
 	}
 	btDetect(t, be, batch[len(batch)-1], &res)
-	btSameResult(t, "after a refused restore", btClone(&res), after)
+	btSameResult(t, "after a refused restore", res.Clone(), after)
 }
 
 // FuzzStateBinary feeds UnmarshalBinary arbitrary bytes, seeded with the

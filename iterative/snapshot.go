@@ -1,6 +1,7 @@
 package iterative
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -57,15 +58,7 @@ func (st *Store) Save(dst *Snapshot) {
 				dst.states[dst.n-1].pos = -1
 			}
 		}
-		slices.SortFunc(dst.states[first:dst.n], func(a, b PairState) int {
-			switch {
-			case a.id < b.id:
-				return -1
-			case a.id > b.id:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(dst.states[first:dst.n], func(a, b PairState) int { return cmp.Compare(a.id, b.id) })
 	}
 }
 

@@ -257,6 +257,18 @@ func (r *Result) Append(id uint64, contacts []Contact, manifolds []Manifold, ite
 	})
 }
 
+// Clone returns a deep copy of r. A backend reuses a Result's storage at
+// the next Detect into it; a copy keeps a step's output (a history, a
+// replay's reference, a comparison).
+func (r *Result) Clone() *Result {
+	c := &Result{Stats: r.Stats}
+	for i := range r.Pairs {
+		p := &r.Pairs[i]
+		c.Append(p.ID, p.Contacts, p.Manifolds, p.Iterative, p.Err)
+	}
+	return c
+}
+
 // A ResultWriter receives a step's outcome pair by pair, in batch order,
 // with the arguments of Result.Append (the slices are valid only during
 // the call). *Result is the ResultWriter that keeps them; a backend that

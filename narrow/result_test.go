@@ -2,6 +2,7 @@ package narrow
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -42,5 +43,28 @@ func TestResultAlloc(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(10, func() { r.Alloc(5, 10, 5, 5) }); n != 0 {
 		t.Errorf("%v allocations per Alloc of a size seen before", n)
+	}
+}
+
+// TestResultClone: a clone holds the same pairs, contacts, manifolds and
+// stats, and none of its slices share the original's storage: the
+// original can be reset and refilled without changing it.
+func TestResultClone(t *testing.T) {
+	var r Result
+	c := []Contact{{Depth: 1, Vertex: 3}, {Depth: 2, From: SideB}}
+	bad := errors.New("bad")
+	r.Append(7, c, []Manifold{{Normal: [3]float64{0, 1, 0}, Points: c[:1]}, {Points: c}}, true, nil)
+	r.Append(8, nil, nil, false, bad)
+	r.Stats.Pairs, r.Stats.Contacts = 2, 2
+	k := r.Clone()
+	if !reflect.DeepEqual(k, &r) {
+		t.Fatalf("clone %+v, want %+v", k, &r)
+	}
+	r.Reset()
+	r.Append(9, []Contact{{Depth: 5}, {Depth: 6}}, []Manifold{{Points: []Contact{{Depth: 7}}}, {Points: []Contact{{Depth: 8}, {Depth: 9}}}}, false, nil)
+	p := &k.Pairs[0]
+	if len(k.Pairs) != 2 || p.ID != 7 || p.Contacts[0].Depth != 1 || p.Manifolds[0].Points[0].Depth != 1 || p.Manifolds[1].Points[1].Depth != 2 ||
+		k.Pairs[1].Err != bad || k.Stats.Pairs != 2 {
+		t.Errorf("the clone changed with the original: %+v", k)
 	}
 }

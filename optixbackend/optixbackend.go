@@ -228,3 +228,5 @@ func (b *Backend) Close() error {
 	b.tr.close()
 	return err
 }
+
+var _ cpubackend.Stateful = (*Backend)(nil)

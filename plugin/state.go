@@ -13,13 +13,6 @@ import (
 	"github.com/irtcd/irtcd/plugin/pb"
 )
 
-// stateBackend is what a served backend needs for SaveState and
-// RestoreState: cpubackend's and optixbackend's methods.
-type stateBackend interface {
-	SaveState(dst *cpubackend.State) error
-	RestoreState(src *cpubackend.State) error
-}
-
 // SaveState answers the served backend's temporal state in
 // cpubackend.State's binary form; Unimplemented if the backend cannot
 // save it.
@@ -29,7 +22,7 @@ func (s *Server) SaveState(_ context.Context, _ *pb.SaveStateRequest) (*pb.SaveS
 	if s.be == nil {
 		return nil, status.Error(codes.FailedPrecondition, "save state: not configured")
 	}
-	sb, ok := s.be.(stateBackend)
+	sb, ok := s.be.(cpubackend.Stateful)
 	if !ok {
 		return nil, status.Errorf(codes.Unimplemented, "save state: the served backend (%T) cannot save its state", s.be)
 	}
@@ -53,7 +46,7 @@ func (s *Server) RestoreState(_ context.Context, req *pb.RestoreStateRequest) (*
 	if s.be == nil {
 		return nil, status.Error(codes.FailedPrecondition, "restore state: not configured")
 	}
-	sb, ok := s.be.(stateBackend)
+	sb, ok := s.be.(cpubackend.Stateful)
 	if !ok {
 		return nil, status.Errorf(codes.Unimplemented, "restore state: the served backend (%T) cannot restore a state", s.be)
 	}
@@ -185,3 +178,5 @@ func (h *Host) RestoreState(src *cpubackend.State) error {
 	}
 	return nil
 }
+
+var _ cpubackend.Stateful = (*Host)(nil)

@@ -9,21 +9,6 @@ import (
 	"github.com/irtcd/irtcd/narrow"
 )
 
-// cloneResult deep-copies a Result so that it survives the next step.
-func cloneResult(r *narrow.Result) *narrow.Result {
-	c := &narrow.Result{Stats: r.Stats}
-	for _, p := range r.Pairs {
-		q := p
-		q.Contacts = append([]narrow.Contact(nil), p.Contacts...)
-		q.Manifolds = nil
-		for _, m := range p.Manifolds {
-			q.Manifolds = append(q.Manifolds, narrow.Manifold{Normal: m.Normal, Points: append([]narrow.Contact(nil), m.Points...)})
-		}
-		c.Pairs = append(c.Pairs, q)
-	}
-	return c
-}
-
 // TestHostSaveRestoreState: the plugin's temporal state, saved through
 // the host at step 10, brings the plugin back there (the steps after it
 // come out again bit for bit), restores into an in-process CPU backend
@@ -50,7 +35,7 @@ func TestHostSaveRestoreState(t *testing.T) {
 			t.Fatalf("step %d: plugin against CPU: %s", k, d)
 		}
 		if k >= at {
-			want = append(want, cloneResult(&res))
+			want = append(want, res.Clone())
 		}
 	}
 	if st.Pairs() == 0 {

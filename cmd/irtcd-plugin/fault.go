@@ -71,16 +71,10 @@ func (b *faultBackend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narr
 	return nil
 }
 
-// stateBackend is the served backend's SaveState and RestoreState.
-type stateBackend interface {
-	SaveState(dst *cpubackend.State) error
-	RestoreState(src *cpubackend.State) error
-}
-
 // SaveState is the served backend's (plugin.ErrNoState's case if it has
 // none).
 func (b *faultBackend) SaveState(dst *cpubackend.State) error {
-	s, ok := b.Backend.(stateBackend)
+	s, ok := b.Backend.(cpubackend.Stateful)
 	if !ok {
 		return plugin.ErrNoState
 	}
@@ -89,7 +83,7 @@ func (b *faultBackend) SaveState(dst *cpubackend.State) error {
 
 // RestoreState is the served backend's.
 func (b *faultBackend) RestoreState(src *cpubackend.State) error {
-	s, ok := b.Backend.(stateBackend)
+	s, ok := b.Backend.(cpubackend.Stateful)
 	if !ok {
 		return plugin.ErrNoState
 	}

@@ -53,7 +53,7 @@ var (
 	ErrClosed = errors.New("world closed")
 	// ErrNoState: World.SaveState or RestoreState on a world whose
 	// narrow-phase backend cannot save its temporal state (it is not a
-	// StateBackend), or RestoreState of a State that holds none.
+	// cpubackend.Stateful), or RestoreState of a State that holds none.
 	ErrNoState = errors.New("no saved state")
 )
 

@@ -7,17 +7,6 @@ import (
 	"github.com/irtcd/irtcd/narrow"
 )
 
-// StateBackend is implemented by the narrow-phase backends whose temporal
-// state (the pairs' iterative and predictive rays, Eq. 2's references,
-// kept pairs of edges) can be saved and put back: cpubackend.Backend,
-// optixbackend.Backend (whose state lives on its CPU side) and
-// plugin.Host (whose state crosses the process boundary in
-// cpubackend.State's binary form).
-type StateBackend interface {
-	SaveState(dst *cpubackend.State) error
-	RestoreState(src *cpubackend.State) error
-}
-
 // State is a saved copy of everything a World's later steps depend on
 // (World.SaveState, World.RestoreState): the bodies (poses, velocities,
 // sleep), the solver's warm-starting impulses, the touching pairs and
@@ -37,13 +26,14 @@ func (s *State) Step() int { return s.steps }
 // SaveState copies the world's state into dst, replacing what it held,
 // so that RestoreState can later bring this world (or another one with
 // the same Config and backend parameters: a replay, a server's copy) back
-// to it. It fails with ErrNoState if the backend is not a StateBackend,
-// and with ErrClosed after Close.
+// to it. It fails with ErrNoState if the backend is not a
+// cpubackend.Stateful (the CPU, GPU and plugin backends are), and with
+// ErrClosed after Close.
 func (w *World) SaveState(dst *State) error {
 	if w.closed {
 		return fmt.Errorf("rigid: save state: %w", ErrClosed)
 	}
-	sb, ok := w.backend.(StateBackend)
+	sb, ok := w.backend.(cpubackend.Stateful)
 	if !ok {
 		return fmt.Errorf("rigid: save state: %w: the backend (%T) cannot save its own", ErrNoState, w.backend)
 	}
@@ -74,7 +64,7 @@ func (w *World) RestoreState(src *State) error {
 	if src == nil || !src.saved {
 		return fmt.Errorf("rigid: restore state: %w: the State was not filled by SaveState", ErrNoState)
 	}
-	sb, ok := w.backend.(StateBackend)
+	sb, ok := w.backend.(cpubackend.Stateful)
 	if !ok {
 		return fmt.Errorf("rigid: restore state: %w: the backend (%T) cannot restore its own", ErrNoState, w.backend)
 	}
