@@ -26,12 +26,15 @@ func (s *State) Step() int { return s.steps }
 // SaveState copies the world's state into dst, replacing what it held,
 // so that RestoreState can later bring this world (or another one with
 // the same Config and backend parameters: a replay, a server's copy) back
-// to it. It fails with ErrNoState if the backend is not a
+// to it. It fails with ErrNoState if dst is nil or the backend is not a
 // cpubackend.Stateful (the CPU, GPU and plugin backends are), and with
 // ErrClosed after Close.
 func (w *World) SaveState(dst *State) error {
 	if w.closed {
 		return fmt.Errorf("rigid: save state: %w", ErrClosed)
+	}
+	if dst == nil {
+		return fmt.Errorf("rigid: save state: %w: nil *State to save into", ErrNoState)
 	}
 	sb, ok := w.backend.(cpubackend.Stateful)
 	if !ok {

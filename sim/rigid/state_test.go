@@ -184,6 +184,9 @@ func TestSaveRestoreStateErrors(t *testing.T) {
 		t.Errorf("SaveState with a backend that cannot = %v, want ErrNoState", err)
 	}
 	w, ground, torus, _ := stateScene(t, nil)
+	if err := w.SaveState(nil); !errors.Is(err, rigid.ErrNoState) {
+		t.Errorf("SaveState(nil) = %v, want ErrNoState", err)
+	}
 	for name, s := range map[string]*rigid.State{"nil": nil, "empty": {}} {
 		if err := w.RestoreState(s); !errors.Is(err, rigid.ErrNoState) {
 			t.Errorf("RestoreState(%s) = %v, want ErrNoState", name, err)
