@@ -1,10 +1,9 @@
 package cpubackend
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 
+	"github.com/irtcd/irtcd/internal/binenc"
 	"github.com/irtcd/irtcd/iterative"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -180,19 +179,13 @@ const paramsBytes = 4 + 7*8 + 1 + 8
 
 func appendParams(b []byte, p *narrow.Params) []byte {
 	b = append(b, byte(p.Method), byte(p.Traversal), byte(p.Response), byte(p.Culling))
-	for _, v := range []float64{p.DisplacementThreshold, p.Confidence, p.DistanceExtension} {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-	}
-	b = binary.LittleEndian.AppendUint64(b, uint64(int64(p.MaxIt)))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Reach))
-	b = binary.LittleEndian.AppendUint64(b, uint64(int64(p.ManifoldSize)))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.ManifoldAngle))
-	spec := byte(0)
-	if p.Speculative {
-		spec = 1
-	}
-	b = append(b, spec)
-	return binary.LittleEndian.AppendUint64(b, math.Float64bits(p.EdgeAngle))
+	b = binenc.AppendF64s(b, p.DisplacementThreshold, p.Confidence, p.DistanceExtension)
+	b = binenc.AppendU64(b, uint64(int64(p.MaxIt)))
+	b = binenc.AppendF64(b, p.Reach)
+	b = binenc.AppendU64(b, uint64(int64(p.ManifoldSize)))
+	b = binenc.AppendF64(b, p.ManifoldAngle)
+	b = binenc.AppendBool(b, p.Speculative)
+	return binenc.AppendF64(b, p.EdgeAngle)
 }
 
 // decodeParams reads parameters written by appendParams and checks them
@@ -202,19 +195,16 @@ func decodeParams(data []byte) (narrow.Params, int, error) {
 	if len(data) < paramsBytes {
 		return p, 0, fmt.Errorf("%d bytes, want %d", len(data), paramsBytes)
 	}
-	p.Method, p.Traversal, p.Response, p.Culling = narrow.Method(data[0]), narrow.Traversal(data[1]), narrow.Response(data[2]), narrow.Culling(data[3])
-	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[4+8*i:]) }
-	f := func(i int) float64 { return math.Float64frombits(u(i)) }
-	p.DisplacementThreshold, p.Confidence, p.DistanceExtension = f(0), f(1), f(2)
-	p.MaxIt, p.Reach, p.ManifoldSize, p.ManifoldAngle = int(int64(u(3))), f(4), int(int64(u(5))), f(6)
-	switch data[4+7*8] {
-	case 0:
-	case 1:
-		p.Speculative = true
-	default:
-		return p, 0, fmt.Errorf("speculative flag %d", data[4+7*8])
+	r := binenc.NewReader(data[:paramsBytes], narrow.ErrBadState)
+	p.Method, p.Traversal, p.Response, p.Culling = narrow.Method(r.U8()), narrow.Traversal(r.U8()), narrow.Response(r.U8()), narrow.Culling(r.U8())
+	p.DisplacementThreshold, p.Confidence, p.DistanceExtension = r.F64(), r.F64(), r.F64()
+	p.MaxIt, p.Reach = int(int64(r.U64())), r.F64()
+	p.ManifoldSize, p.ManifoldAngle = int(int64(r.U64())), r.F64()
+	p.Speculative = r.Bool("the speculative flag")
+	p.EdgeAngle = r.F64()
+	if err := r.End(); err != nil {
+		return p, 0, err
 	}
-	p.EdgeAngle = math.Float64frombits(binary.LittleEndian.Uint64(data[4+7*8+1:]))
 	if err := p.Validate(); err != nil {
 		return p, 0, err
 	}
