@@ -95,11 +95,16 @@ func (st *Store) Restore(src *Snapshot, shapes func(a, b narrow.ShapeID) (na, nb
 		s.copyFrom(o)
 		s.A, s.B = a, b
 		s.step, s.at = mark, 0
-		if p := int(s.pos); p >= 0 {
-			for len(st.order) <= p {
-				st.order = append(st.order, nil)
+		// The saved batch index guides the next step's lookups, nothing
+		// more: one far beyond the states (a decoded snapshot's) is
+		// dropped rather than grow the order to it.
+		if p := int(s.pos); p >= 0 && p < 2*src.n+1024 {
+			if p >= len(st.order) {
+				st.order = append(st.order, make([]*PairState, p+1-len(st.order))...)
 			}
 			st.order[p] = s
+		} else {
+			s.pos = -1
 		}
 		n++
 	}

@@ -6,7 +6,9 @@
 // nothing once warm), and when the kick arrives it restores frame 40,
 // applies the kick and simulates the six frames again. At frame 120 both
 // peers hold the same world, bit for bit. A third peer that applies the
-// kick late without rolling back ends elsewhere.
+// kick late without rolling back ends elsewhere. A fourth joins at frame
+// 80: peer A sends it its state in binary form (rigid.State.AppendEncoded,
+// the narrow phase's state included), and it too ends where A does.
 //
 //	go run ./examples/rollback
 package main
@@ -26,6 +28,7 @@ import (
 
 const (
 	frames   = 120
+	joinAt   = 80 // the frame at which peer D joins
 	kickAt   = 40 // the frame before which the kick is applied
 	delay    = 6  // frames late at peer B
 	ringSize = 8  // states peer B keeps: rollback up to 8 frames
@@ -99,6 +102,7 @@ func run() error {
 		defer peers[i].Close()
 	}
 	a, b, c := peers[0], peers[1], peers[2]
+	var d *rigid.World // joins at frame joinAt
 	var ring [ringSize]rigid.State
 	var rollback time.Duration
 	for f := 0; f < frames; f++ {
@@ -131,26 +135,55 @@ func run() error {
 			fmt.Printf("frame %d: the kick reaches peer B, %d frames late: restored frame %d and simulated %d frames again in %.2f ms\n",
 				f, delay, kickAt, delay, float64(rollback)/float64(time.Millisecond))
 		}
+		if f == joinAt {
+			// Peer D builds the same world, then takes A's state from
+			// the bytes A sends it.
+			var st rigid.State
+			if err := a.SaveState(&st); err != nil {
+				return err
+			}
+			data, err := st.AppendEncoded(nil, []*narrow.Shape{ground, bunny, cube})
+			if err != nil {
+				return err
+			}
+			if d, err = newPeer(bunny, cube, ground); err != nil {
+				return err
+			}
+			defer d.Close()
+			var got rigid.State
+			if err := got.Decode(data, []*narrow.Shape{ground, bunny, cube}); err != nil {
+				return err
+			}
+			if err := d.RestoreState(&got); err != nil {
+				return err
+			}
+			fmt.Printf("frame %d: peer D joins from %d bytes of peer A's state\n", f, len(data))
+		}
 		// B saves the state its next step starts from.
 		if err := b.SaveState(&ring[f%ringSize]); err != nil {
 			return err
 		}
-		for _, w := range peers {
+		for _, w := range append(peers[:], d) {
+			if w == nil {
+				continue
+			}
 			if err := w.Step(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	pa, pb, pc := poses(a), poses(b), poses(c)
-	same, sameC := true, true
+	pa, pb, pc, pd := poses(a), poses(b), poses(c), poses(d)
+	same, sameC, sameD := true, true, true
 	for i := range pa {
 		same = same && pa[i] == pb[i]
 		sameC = sameC && pa[i] == pc[i]
+		sameD = sameD && pa[i] == pd[i]
 	}
-	d := pa[kicked].Pos.Sub(pc[kicked].Pos).Len()
+	off := pa[kicked].Pos.Sub(pc[kicked].Pos).Len()
 	fmt.Printf("frame %d: peer A and peer B (rolled back) agree bit for bit: %v\n", frames, same)
-	fmt.Printf("frame %d: peer C (kick applied late, no rollback) agrees: %v; the kicked body is %.3f m from where A has it\n", frames, sameC, d)
-	if !same || sameC {
+	fmt.Printf("frame %d: peer C (kick applied late, no rollback) agrees: %v; the kicked body is %.3f m from where A has it\n", frames, sameC, off)
+	fmt.Printf("frame %d: peer D (joined at frame %d) agrees bit for bit: %v\n", frames, joinAt, sameD)
+	if !same || sameC || !sameD {
 		fmt.Println("unexpected outcome")
 		os.Exit(1)
 	}
