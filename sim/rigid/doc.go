@@ -16,7 +16,8 @@
 // (sleeping pairs keep touching), and World.ContactPoints the impulses.
 // World.SaveState and World.RestoreState roll the world back, its narrow
 // phase's temporal state included, so that the steps after a restore are
-// those after the save, bit for bit.
+// those after the save, bit for bit; State.AppendEncoded and State.Decode
+// carry a saved state to a late-joining peer.
 //
 // # A step
 //
