@@ -68,6 +68,19 @@ func stateScene(t *testing.T, change func(*rigid.Config)) (w *rigid.World, groun
 	return w, ground, torus, sensor
 }
 
+// savedScene returns stateScene's world run for at steps and its state
+// saved then.
+func savedScene(t *testing.T, at int) (w *rigid.World, ground, torus rigid.BodyID, st *rigid.State) {
+	t.Helper()
+	w, ground, torus, _ = stateScene(t, nil)
+	run(t, w, at)
+	st = new(rigid.State)
+	if err := w.SaveState(st); err != nil {
+		t.Fatal(err)
+	}
+	return w, ground, torus, st
+}
+
 // stateScript runs steps from..to of w, with changes along the way: the
 // torus (the only body with its shape) removed, a bunny added, a cube
 // thrown. It returns every step's frame.
@@ -119,12 +132,7 @@ func sameFrames(t *testing.T, label string, from int, want, got []frame) {
 // other steps.
 func TestSaveRestoreState(t *testing.T) {
 	const at, to = 50, 250
-	w, ground, torus, _ := stateScene(t, nil)
-	run(t, w, at)
-	var st rigid.State
-	if err := w.SaveState(&st); err != nil {
-		t.Fatal(err)
-	}
+	w, ground, torus, st := savedScene(t, at)
 	if st.Step() != at {
 		t.Fatalf("saved at step %d, want %d", st.Step(), at)
 	}
@@ -141,7 +149,7 @@ func TestSaveRestoreState(t *testing.T) {
 		t.Fatalf("the script does not exercise the state: sleep %v, contact events %v, sensor events %v", slept, touched, overlapped)
 	}
 
-	if err := w.RestoreState(&st); err != nil {
+	if err := w.RestoreState(st); err != nil {
 		t.Fatal(err)
 	}
 	if w.StepCount() != at || len(w.Pairs()) != 0 || len(w.Results()) != 0 {
@@ -151,12 +159,12 @@ func TestSaveRestoreState(t *testing.T) {
 
 	// Another world, never stepped, whose backend has three workers.
 	other, _, _, _ := stateScene(t, func(c *rigid.Config) { c.Workers = 3 })
-	if err := other.RestoreState(&st); err != nil {
+	if err := other.RestoreState(st); err != nil {
 		t.Fatal(err)
 	}
 	sameFrames(t, "another world (3 workers)", at, want, stateScript(t, other, ground, torus, at, to))
 
-	if err := w.RestoreState(&st); err != nil {
+	if err := w.RestoreState(st); err != nil {
 		t.Fatal(err)
 	}
 	w.Backend().(*cpubackend.Backend).Reset()
@@ -437,12 +445,7 @@ func shapesOf(w *rigid.World) []*narrow.Shape {
 // first world did, bit for bit; the encoding is canonical.
 func TestStateEncode(t *testing.T) {
 	const at, to = 50, 250
-	w, ground, torus, _ := stateScene(t, nil)
-	run(t, w, at)
-	var st rigid.State
-	if err := w.SaveState(&st); err != nil {
-		t.Fatal(err)
-	}
+	w, ground, torus, st := savedScene(t, at)
 	data, err := st.AppendEncoded(nil, shapesOf(w))
 	if err != nil {
 		t.Fatal(err)
