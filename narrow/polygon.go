@@ -117,7 +117,7 @@ func NewPolygon(outer []mgl64.Vec2, holes ...[]mgl64.Vec2) (*Shape, error) {
 	s.fnorm = make([][3]float64, len(s.prims))
 	for i, p := range s.prims {
 		d := sub3(s.verts[p[1]], s.verts[p[0]])
-		l := math.Hypot(d[0], d[1])
+		l := math.Sqrt(d[0]*d[0] + d[1]*d[1]) // not Hypot: amd64 computes it in assembly of its own (DESIGN, "Determinism across machines")
 		s.fnorm[i] = [3]float64{d[1] / l, -d[0] / l, 0}
 	}
 	s.vnorm = make([][3]float64, len(s.verts))

@@ -10,6 +10,13 @@
 // 80: peer A sends it its state in binary form (rigid.State.AppendEncoded,
 // the narrow phase's state included), and it too ends where A does.
 //
+// The peers here share one build. Peers on different machines must also
+// compute alike: a build that fuses multiply-adds (arm64, or amd64 with
+// GOAMD64=v3, by default) parts from one that does not, so such peers
+// build with -gcflags=all=-d=fmahash=n and compare
+// narrow.FusesMultiplyAdd when they connect (docs/DESIGN.md,
+// "Determinism across machines").
+//
 //	go run ./examples/rollback
 package main
 
@@ -93,6 +100,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// What a peer would send in its handshake: whether its build fuses
+	// multiply-adds (both sides must give the same answer).
+	fmt.Printf("this build fuses multiply-adds: %v\n", narrow.FusesMultiplyAdd())
 	ctx := context.Background()
 	var peers [3]*rigid.World // A: on time; B: late, rolls back; C: late, no rollback
 	for i := range peers {
