@@ -23,7 +23,8 @@ var fmaX, fmaY, fmaZ = 1 + 0x1p-30, 1 - 0x1p-30, -1.0
 // off everywhere, the standard library and every dependency included
 // (GSHS_LOGFILE silences the line it prints for each expression it leaves
 // unfused). Built so, amd64 at GOAMD64=v1 and v3 and arm64 compute the
-// same trajectories, bit for bit (.ci/crossbuild checks it). Peers can
+// same trajectories, bit for bit, as WebAssembly does (.ci/crossbuild
+// checks it). Peers can
 // compare FusesMultiplyAdd when they connect. See docs/DESIGN.md,
 // "Determinism across machines".
 func FusesMultiplyAdd() bool {
