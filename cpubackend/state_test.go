@@ -453,9 +453,11 @@ func TestStateBinaryErrors(t *testing.T) {
 // encodings of real states. A refusal must wrap narrow.ErrBadState; data
 // it accepts must encode back to the same bytes, and restore into a
 // backend with the test shapes (same parameters) either cleanly or with
-// a typed error, after which a step of valid pairs must run:
+// a typed error, after which a step of valid pairs must run (the inputs
+// are kilobytes long: keep the minimization of new-coverage inputs short,
+// see FuzzStateDecode in sim/rigid):
 //
-//	go test ./cpubackend -run XXX -fuzz FuzzStateBinary -fuzztime 60s
+//	go test ./cpubackend -run XXX -fuzz FuzzStateBinary -fuzztime 180s -fuzzminimizetime 1s
 func FuzzStateBinary(f *testing.F) {
 	sh := btLoad(f)
 	seedParams := []narrow.Params{{EdgeAngle: math.Pi / 6}, {Method: narrow.MethodIterative}}

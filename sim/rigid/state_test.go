@@ -517,13 +517,12 @@ func TestStateEncodeErrors(t *testing.T) {
 // a small world. A refusal must wrap narrow.ErrBadState; what it accepts
 // must encode back to the same bytes, restore into a world built the
 // same way, and step (errors allowed, such as a pose the narrow phase
-// refuses, but no panic). Under `go test -fuzz` the coverage-instrumented
-// worker of this target stops advancing after a few dozen inputs (cause
-// not found; the input it holds then decodes in microseconds); the same
-// target runs uninstrumented from a test binary:
+// refuses, but no panic). Its inputs are kilobytes long, and go test
+// minimizes every input that finds new coverage for up to
+// -fuzzminimizetime (60 s by default), with no execs shown meanwhile;
+// keep that short:
 //
-//	go test -c -o /tmp/rigid.test ./sim/rigid && cd sim/rigid &&
-//	/tmp/rigid.test -test.run XXX -test.fuzz FuzzStateDecode -test.fuzztime 60s -test.fuzzcachedir /tmp/fzc
+//	go test ./sim/rigid -run XXX -fuzz FuzzStateDecode -fuzztime 180s -fuzzminimizetime 1s
 func FuzzStateDecode(f *testing.F) {
 	build := func() (*rigid.World, []*narrow.Shape) {
 		w, _ := newWorld(f, nil)
