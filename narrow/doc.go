@@ -60,5 +60,7 @@
 // iterative, iterative + predictive), the traversal, the response and
 // their constants; Resolve fills in the defaults for a pair of shapes.
 // The same input gives the same contacts in the same order whatever the
-// backend or the number of threads.
+// backend or the number of threads; across machines, whatever the
+// architecture too, for builds that do not fuse multiply-adds (see
+// FusesMultiplyAdd).
 package narrow

@@ -121,7 +121,11 @@
 // bit-identical trajectories whatever GOMAXPROCS and the backend's number
 // of workers: the CPU backend's output does not depend on scheduling, and
 // every loop here runs in a fixed order (bodies by ID, pairs by ID, points
-// by key; no map is iterated).
+// by key; no map is iterated). Across machines, the builds must not fuse
+// multiply-adds (narrow.FusesMultiplyAdd; arm64 and amd64 at GOAMD64=v3
+// fuse by default): built with -gcflags=all=-d=fmahash=n, amd64, arm64
+// and WebAssembly give the same trajectories (docs/DESIGN.md,
+// "Determinism across machines").
 //
 // # Costs and errors
 //
