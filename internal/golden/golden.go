@@ -10,7 +10,7 @@
 // (docs/DESIGN.md, "Determinism across machines"). After a change meant
 // to move the results, rewrite the fingerprints with
 //
-//	go test ./sim ./sim/scene3d -run Golden -golden.update
+//	go test ./sim ./sim/scene3d ./sim/rigid -run Golden -golden.update
 //
 // and say in the commit why they moved.
 package golden
@@ -58,6 +58,12 @@ func (h *Hash) Int(xs ...int) {
 		binary.LittleEndian.PutUint64(h.buf[:], uint64(x))
 		h.h.Write(h.buf[:])
 	}
+}
+
+// Bytes adds b's length and bytes.
+func (h *Hash) Bytes(b []byte) {
+	h.Int(len(b))
+	h.h.Write(b)
 }
 
 // Sum returns the fingerprint of everything added so far.

@@ -31,6 +31,8 @@ func TestHashBits(t *testing.T) {
 		{"last bit", func(h *Hash) { h.Float(1) }, func(h *Hash) { h.Float(math.Nextafter(1, 2)) }},
 		{"order", func(h *Hash) { h.Float(1, 2) }, func(h *Hash) { h.Float(2, 1) }},
 		{"ints", func(h *Hash) { h.Int(1, 2) }, func(h *Hash) { h.Int(1, 3) }},
+		{"bytes", func(h *Hash) { h.Bytes([]byte{1, 2}) }, func(h *Hash) { h.Bytes([]byte{1, 3}) }},
+		{"byte runs", func(h *Hash) { h.Bytes([]byte{1}); h.Bytes([]byte{2, 3}) }, func(h *Hash) { h.Bytes([]byte{1, 2}); h.Bytes([]byte{3}) }},
 	}
 	for _, c := range cases {
 		if sum(c.a) == sum(c.b) {

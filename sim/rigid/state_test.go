@@ -12,6 +12,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/irtcd/irtcd/cpubackend"
+	"github.com/irtcd/irtcd/internal/golden"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/rigid"
 )
@@ -466,6 +467,23 @@ func TestStateEncode(t *testing.T) {
 	}
 	sameFrames(t, "a world restored from the binary form", at, want, stateScript(t, other, ground, torus, at, to))
 	t.Logf("%d bodies' world in %d bytes", other.NumBodies(), len(data))
+}
+
+// TestGoldenStateEncoding checks the bytes of TestStateEncode's encoded
+// state (a landing pile after 50 steps) against the reference build's
+// fingerprint in testdata/golden.txt: a peer on another architecture,
+// built without fused multiply-adds, encodes the same bytes, and a late
+// joiner may decode them anywhere (package internal/golden;
+// .ci/crossbuild runs it on the other builds).
+func TestGoldenStateEncoding(t *testing.T) {
+	w, _, _, st := savedScene(t, 50)
+	data, err := st.AppendEncoded(nil, shapesOf(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := golden.New()
+	h.Bytes(data)
+	golden.Check(t, "testdata/golden.txt", "state-encoded-step50", h.Sum())
 }
 
 // TestStateEncodeErrors: truncated data, shapes missing from the list or
