@@ -12,9 +12,8 @@ import (
 
 // TestGoldenTrajectories runs small 2D scenes (box2d with irtcd's narrow
 // phase) with each detection method and checks every bit of the bodies'
-// states after every step, with the step's counts of pairs, manifolds
-// and rays,
-// against fingerprints recorded in testdata/golden.txt. Like the 3D
+// states after every step, with the step's counts of pairs, manifolds and
+// rays, against fingerprints recorded in testdata/golden.txt. Like the 3D
 // scenes' test of the same name (sim/scene3d), it fails when any result
 // moves by one bit, and it is what other builds (instruction sets,
 // architectures) are checked with (.ci/crossbuild).
