@@ -10,6 +10,7 @@
 //	contacts   contact points between two OBJ meshes, or for a file of cases
 //	mesh       check OBJ meshes as irtcd reads them and print their properties
 //	bench      run the papers' experiments and write docs/RESULTS.md
+//	version    describe the build (what decides whether two machines agree bit for bit)
 //	help       print the list of commands (help CMD: that command's flags)
 //
 // Run "irtcd CMD -h" for the flags of one command. Every command writes its
@@ -50,6 +51,7 @@ var commands = []command{
 	{name: "mesh", summary: "check OBJ meshes as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 	{name: "bench", summary: "run the papers' experiments and write docs/RESULTS.md with their numbers next to ours", run: runBench},
+	{name: "version", summary: "the build: version, Go, target, compiler flags, whether it fuses multiply-adds", run: runVersion},
 }
 
 func main() {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -838,6 +839,44 @@ func TestContactsEdges(t *testing.T) {
 	for _, bad := range []string{"-1", "180", "NaN"} {
 		if code, _, errOut := runArgs(t, "", append(args, "-edges", bad)...); code != exitUsage || !strings.Contains(errOut, "-edges") {
 			t.Errorf("-edges %s: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"version"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			t.Fatalf("line %q is not \"key: value\"", line)
+		}
+		got[k] = v
+	}
+	want := map[string]string{
+		"go":                  runtime.Version(),
+		"fuses multiply-adds": fmt.Sprint(narrow.FusesMultiplyAdd()),
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	if tg := got["target"]; !strings.HasPrefix(tg, runtime.GOOS+"/"+runtime.GOARCH) {
+		t.Errorf("target %q, want %s/%s first", tg, runtime.GOOS, runtime.GOARCH)
+	}
+	for _, k := range []string{"module", "commit", "gcflags"} {
+		if got[k] == "" {
+			t.Errorf("no %s line in %q", k, out.String())
+		}
+	}
+	for _, args := range [][]string{{"version", "x"}, {"version", "-bogus"}} {
+		errb.Reset()
+		if code := run(args, nil, &out, &errb); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
 		}
 	}
 }
