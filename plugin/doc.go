@@ -127,6 +127,12 @@
 // with the same parameters, which runs that step and every later one. No
 // step is lost and none returns a wrong result.
 //
+// The plugin is a build of its own: if it fuses multiply-adds and the host
+// does not (or the reverse; narrow.FusesMultiplyAdd), their contacts differ
+// in the last bits, and a fallback changes the results. The plugin says
+// which at Configure; Host.FusesMultiplyAdd reports it, and the host logs a
+// warning when the two builds differ. Build both the same way.
+//
 // Temporal state (the iterative and predictive rays, keyed by pair ID)
 // lives in the backend, so it does not survive a restart or the fallback:
 // the new backend starts with standard steps, exactly as a fresh one does.

@@ -127,6 +127,7 @@ type Host struct {
 
 	pid      atomic.Int64 // the plugin process's ID, 0 when none
 	restarts atomic.Int64
+	fused    atomic.Bool // the plugin's build fuses multiply-adds (its Configure answer)
 
 	mu       sync.Mutex
 	closed   bool
@@ -223,6 +224,21 @@ func (h *Host) PID() int { return int(h.pid.Load()) }
 
 // Restarts returns how many times the plugin process was restarted.
 func (h *Host) Restarts() int { return int(h.restarts.Load()) }
+
+// FusesMultiplyAdd reports whether the build that computes the contacts
+// fuses multiply-adds (narrow.FusesMultiplyAdd): the plugin's, as it
+// answered when it was last configured (plugins older than the answer
+// report false), or the host's own once it has fallen back. Builds that
+// fuse and builds that do not give contacts that differ in their last
+// bits; the host logs a warning when the plugin's build and its own
+// differ, since a restart's fallback would then change the results
+// (docs/DESIGN.md, "Determinism across machines").
+func (h *Host) FusesMultiplyAdd() bool {
+	if h.FellBack() {
+		return narrow.FusesMultiplyAdd()
+	}
+	return h.fused.Load()
+}
 
 // FellBack reports whether the host has fallen back to the in-process CPU
 // backend, which then runs every later step.
@@ -703,6 +719,11 @@ func (h *Host) start(ctx context.Context) error {
 		if err := h.mapRegion(cctx, h.proc); err != nil {
 			h.cfg.log.Debug("irtcd plugin: no shared memory; steps go through gRPC", "err", err)
 		}
+	}
+	h.fused.Store(resp.GetFusesMultiplyAdd())
+	if f := resp.GetFusesMultiplyAdd(); f != narrow.FusesMultiplyAdd() {
+		h.cfg.log.Warn("irtcd plugin: the plugin's build and the host's differ in fusing multiply-adds; their contacts differ in the last bits, so the in-process fallback would change the results",
+			"path", h.path, "plugin fuses", f, "host fuses", !f)
 	}
 	h.cfg.log.Debug("irtcd plugin: started", "path", h.path, "pid", pid, "backend", resp.GetBackend())
 	return nil

@@ -181,7 +181,7 @@ func (s *Server) Configure(_ context.Context, req *pb.ConfigureRequest) (*pb.Con
 	desc := fmt.Sprintf("%T", be)
 	s.log.Info("irtcd plugin: backend configured", "backend", desc, "method", p.Method.String(),
 		"traversal", p.Traversal.String(), "response", p.Response.String(), "workers", req.GetWorkers())
-	return &pb.ConfigureResponse{Pid: int64(os.Getpid()), Backend: desc}, nil
+	return &pb.ConfigureResponse{Pid: int64(os.Getpid()), Backend: desc, FusesMultiplyAdd: narrow.FusesMultiplyAdd()}, nil
 }
 
 // RegisterShapes registers shapes in order. An entry without data must name

@@ -393,9 +393,14 @@ type ConfigureResponse struct {
 	// The plugin process's ID.
 	Pid int64 `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
 	// A short description of the served backend, for logs.
-	Backend       string `protobuf:"bytes,2,opt,name=backend,proto3" json:"backend,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Backend string `protobuf:"bytes,2,opt,name=backend,proto3" json:"backend,omitempty"`
+	// Whether the plugin's build fuses multiply-adds
+	// (narrow.FusesMultiplyAdd): builds that do and builds that do not
+	// compute contacts that differ in their last bits. Plugins older than
+	// this field leave it false.
+	FusesMultiplyAdd bool `protobuf:"varint,3,opt,name=fuses_multiply_add,json=fusesMultiplyAdd,proto3" json:"fuses_multiply_add,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ConfigureResponse) Reset() {
@@ -440,6 +445,13 @@ func (x *ConfigureResponse) GetBackend() string {
 		return x.Backend
 	}
 	return ""
+}
+
+func (x *ConfigureResponse) GetFusesMultiplyAdd() bool {
+	if x != nil {
+		return x.FusesMultiplyAdd
+	}
+	return false
 }
 
 // Shape is a shape's geometry, enough to rebuild it exactly with
@@ -1538,10 +1550,11 @@ const file_irtcd_proto_rawDesc = "" +
 	"edge_angle\x18\r \x01(\x01R\tedgeAngle\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
-	"\aworkers\x18\x02 \x01(\x05R\aworkers\"?\n" +
+	"\aworkers\x18\x02 \x01(\x05R\aworkers\"m\n" +
 	"\x11ConfigureResponse\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x03R\x03pid\x12\x18\n" +
-	"\abackend\x18\x02 \x01(\tR\abackend\"a\n" +
+	"\abackend\x18\x02 \x01(\tR\abackend\x12,\n" +
+	"\x12fuses_multiply_add\x18\x03 \x01(\bR\x10fusesMultiplyAdd\"a\n" +
 	"\x05Shape\x12\x10\n" +
 	"\x03dim\x18\x01 \x01(\rR\x03dim\x12\x1a\n" +
 	"\bvertices\x18\x02 \x01(\fR\bvertices\x12\x14\n" +
