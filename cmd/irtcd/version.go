@@ -29,16 +29,10 @@ builds that do not fuse on every machine; build them with
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(stderr, versionDoc)
-			return exitUsage
+	if err := parseFlags(fs, args, stderr, func() string { return versionDoc }); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "irtcd version: %s\n", oneLine(err.Error()))
 		}
-		fmt.Fprintf(stderr, "irtcd version: %s (run 'irtcd version -h' for usage)\n", oneLine(err.Error()))
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "irtcd version: takes no arguments (run 'irtcd version -h' for usage)")
 		return exitUsage
 	}
 	module, commit, level, gcflags := "(unknown)", "(unknown)", "", "(none)"
