@@ -55,6 +55,21 @@ func NewAnimation(delay int) *Animation {
 	return &Animation{Delay: max(1, delay), pal: Palette(), index: map[color.RGBA]uint8{}}
 }
 
+// NewAnimationPalette returns an empty animation whose frames last delay
+// hundredths of a second and are quantised to pal (1 to 256 colours, as
+// color.RGBA) by nearest colour, e.g. view3d.Palette's for pictures of
+// 3D scenes. Other sizes give an error.
+func NewAnimationPalette(delay int, pal color.Palette) (*Animation, error) {
+	if len(pal) == 0 || len(pal) > 256 {
+		return nil, fmt.Errorf("sim: animation palette of %d colours (want 1 to 256)", len(pal))
+	}
+	rgba := make(color.Palette, len(pal))
+	for i, c := range pal {
+		rgba[i] = color.RGBAModel.Convert(c)
+	}
+	return &Animation{Delay: max(1, delay), pal: rgba, index: map[color.RGBA]uint8{}}, nil
+}
+
 // Len returns the number of frames.
 func (a *Animation) Len() int { return len(a.frames) }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
 	"image/color"
 	"image/gif"
 	"image/png"
@@ -216,5 +217,41 @@ func TestPaletteQuantises(t *testing.T) {
 		if got := a.pal[a.nearest(c)]; got != c {
 			t.Errorf("colour %v quantised to %v", c, got)
 		}
+	}
+}
+
+// TestNewAnimationPalette: frames go to the given palette by nearest
+// colour; palettes of no or too many colours are refused.
+func TestNewAnimationPalette(t *testing.T) {
+	for _, n := range []int{0, 257} {
+		if _, err := NewAnimationPalette(1, make(color.Palette, n)); err == nil {
+			t.Errorf("%d colours accepted", n)
+		}
+	}
+	red, blue := color.RGBA{0xff, 0, 0, 0xff}, color.RGBA{0, 0, 0xff, 0xff}
+	a, err := NewAnimationPalette(3, color.Palette{red, color.NRGBA{0, 0, 0xff, 0xff}}) // any color.Color
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 2, 1))
+	img.SetRGBA(0, 0, color.RGBA{0xe0, 0x20, 0x10, 0xff})
+	img.SetRGBA(1, 0, color.RGBA{0x10, 0x30, 0xd0, 0xff})
+	a.Add(img)
+	var buf bytes.Buffer
+	if err := a.WriteGIF(&buf); err != nil {
+		t.Fatal(err)
+	}
+	g, err := gif.DecodeAll(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [2]color.Color{g.Image[0].At(0, 0), g.Image[0].At(1, 0)}
+	for i, want := range []color.RGBA{red, blue} {
+		if color.RGBAModel.Convert(got[i]) != want {
+			t.Errorf("pixel %d: %v, want %v", i, got[i], want)
+		}
+	}
+	if g.Delay[0] < 3 {
+		t.Errorf("delay %d", g.Delay[0])
 	}
 }

@@ -51,10 +51,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress bar")
 	backend := fs.String("backend", "cpu", "narrow-phase `backend` of the 3D scene runs: cpu, gpu or plugin (the references stay on cpu)")
 	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "irtcd bench: %s\n", oneLine(fmt.Sprintf(format, a...)))
-		return code
-	}
+	fail := failer(stderr, "bench")
 	help := func() string {
 		var list strings.Builder
 		for _, e := range experiment.Experiments() {

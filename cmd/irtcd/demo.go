@@ -38,27 +38,172 @@ of the steps done are still written, and the exit status is 1.
 flags:
 `
 
+// demoFlags are the flags that demo and demo3d share.
+type demoFlags struct {
+	n, steps, workers, every, width *int
+	backend, pluginPath, method     *string
+	out, plotFile                   *string
+	seed                            *uint64
+}
+
+// addDemoFlags defines the shared flags in fs; out is -out's default.
+func addDemoFlags(fs *flag.FlagSet, out string, width int) *demoFlags {
+	return &demoFlags{
+		n:          fs.Int("n", 0, "number of objects (0: the scene's default)"),
+		steps:      fs.Int("steps", 0, "number of steps of 1/60 s (0: the scene's default for its size)"),
+		backend:    fs.String("backend", "cpu", "narrow-phase `backend`: cpu (in-process), gpu (rays traced by CUDA kernels, the rest as cpu) or plugin (cpu, in an irtcd-plugin process)"),
+		pluginPath: fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)"),
+		method:     fs.String("method", "predictive", "`algorithm`: standard, iterative or predictive"),
+		workers:    fs.Int("workers", 0, "CPU backend threads, in-process or in the plugin (0: every core)"),
+		seed:       fs.Uint64("seed", 1, "seed of the scene's random choices"),
+		out:        fs.String("out", out, "animated GIF `FILE`; the last frame goes to the same name with .png"),
+		every:      fs.Int("frame-every", 4, "record a frame every `N` steps"),
+		width:      fs.Int("width", width, "frame width in pixels"),
+		plotFile:   fs.String("plot", "", "also plot the time per step as a PNG `FILE`"),
+	}
+}
+
+// demoSetup is what check makes of the shared flags.
+type demoSetup struct {
+	binary  string // plugin binary, or ""
+	method  narrow.Method
+	pngPath string // the last frame's file
+}
+
+// check validates the shared flags (bad input, before anything runs).
+func (f *demoFlags) check() (demoSetup, error) {
+	var d demoSetup
+	var err error
+	if d.binary, err = checkBackend(*f.backend, *f.pluginPath); err != nil {
+		return d, err
+	}
+	if d.method, err = narrow.ParseMethod(*f.method); err != nil {
+		return d, fmt.Errorf("-method: %w", err)
+	}
+	switch {
+	case *f.n < 0:
+		return d, fmt.Errorf("-n: %d objects", *f.n)
+	case *f.steps < 0:
+		return d, fmt.Errorf("-steps: %d", *f.steps)
+	case *f.every < 1:
+		return d, fmt.Errorf("-frame-every: %d, want at least 1", *f.every)
+	case *f.width < 16 || *f.width > 4096:
+		return d, fmt.Errorf("-width: %d pixels, want 16 to 4096", *f.width)
+	case *f.workers < 0:
+		return d, fmt.Errorf("-workers: %d", *f.workers)
+	case *f.out == "":
+		return d, errors.New("-out: empty file name")
+	}
+	d.pngPath = strings.TrimSuffix(*f.out, filepath.Ext(*f.out)) + ".png"
+	if d.pngPath == *f.out {
+		return d, fmt.Errorf("-out %s: the GIF's name must not end in .png (the last frame goes there)", *f.out)
+	}
+	for _, path := range []string{*f.out, *f.plotFile} {
+		if path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+			return d, fmt.Errorf("%s: no directory %s to write to", path, filepath.Dir(path))
+		}
+	}
+	return d, nil
+}
+
+// parse parses a demo command's arguments into fs (where f's flags are)
+// and checks the shared flags. It returns flag.ErrHelp after printing the
+// help, and errors that are bad input.
+func (f *demoFlags) parse(fs *flag.FlagSet, args []string, stderr io.Writer, help func() string) (demoSetup, error) {
+	if err := parseFlags(fs, args, stderr, help); err != nil {
+		return demoSetup{}, err
+	}
+	return f.check()
+}
+
+// sizes returns the objects and steps of a run: the flags', else the
+// scene's defaults (defaultN objects, steps(n) steps).
+func (f *demoFlags) sizes(defaultN int, steps func(n int) int) (n, total int) {
+	n, total = *f.n, *f.steps
+	if n == 0 {
+		n = defaultN
+	}
+	if total == 0 {
+		total = steps(n)
+	}
+	return n, total
+}
+
+// demoLogger returns the demos' logger: warnings and errors to stderr.
+func demoLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// workersUsed returns the number of CPU backend workers a run used.
+func (f *demoFlags) workersUsed() int {
+	if *f.workers == 0 {
+		return runtime.GOMAXPROCS(0) // the CPU backend's default (the plugin's too, on this machine)
+	}
+	return *f.workers
+}
+
+// newBar returns a progress bar of total items (its string: "steps",
+// "frames") named name.
+func newBar(total int, name, items string, stderr io.Writer) *progressbar.ProgressBar {
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription(name),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString(items),
+		progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetRenderBlankState(true),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }),
+	)
+}
+
+// writeImages writes a run's animation (GIF and last frame) and, with
+// -plot, its time plot.
+func (f *demoFlags) writeImages(d demoSetup, anim *sim.Animation, plot func(io.Writer) error) error {
+	if anim.Len() > 0 {
+		if err := writeOutput(*f.out, anim.WriteGIF); err != nil {
+			return err
+		}
+		if err := writeOutput(d.pngPath, anim.WritePNG); err != nil {
+			return err
+		}
+	}
+	if *f.plotFile != "" {
+		if err := writeOutput(*f.plotFile, plot); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printWritten names the files writeImages wrote.
+func (f *demoFlags) printWritten(w io.Writer, d demoSetup, anim *sim.Animation) {
+	if anim.Len() == 0 {
+		return
+	}
+	fmt.Fprintf(w, "wrote %s (%d frames) and %s", *f.out, anim.Len(), d.pngPath)
+	if *f.plotFile != "" {
+		fmt.Fprintf(w, " and %s", *f.plotFile)
+	}
+	fmt.Fprintln(w)
+}
+
+// gifDelay returns the GIF frame delay (1/100 s) that plays frames taken
+// every `every` steps of 1/60 s in real time.
+func gifDelay(every int) int { return max(2, (every*100+30)/60) }
+
 // runDemo is the demo subcommand.
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	scene := fs.String("scene", "avalanche", "`scene` to run: "+strings.Join(sim.SceneNames(), ", "))
-	n := fs.Int("n", 0, "number of objects (0: the scene's default)")
-	steps := fs.Int("steps", 0, "number of steps of 1/60 s (0: the scene's default for its size)")
-	backend := fs.String("backend", "cpu", "narrow-phase `backend`: cpu (in-process), gpu (rays traced by CUDA kernels, the rest as cpu) or plugin (cpu, in an irtcd-plugin process)")
-	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
-	method := fs.String("method", "predictive", "`algorithm`: standard, iterative or predictive")
-	workers := fs.Int("workers", 0, "CPU backend threads, in-process or in the plugin (0: every core)")
-	seed := fs.Uint64("seed", 1, "seed of the scene's random choices")
-	out := fs.String("out", "demo.gif", "animated GIF `FILE`; the last frame goes to the same name with .png")
-	every := fs.Int("frame-every", 4, "record a frame every `N` steps")
-	width := fs.Int("width", sim.DefaultWidth, "frame width in pixels")
-	plotFile := fs.String("plot", "", "also plot the time per step as a PNG `FILE`")
+	f := addDemoFlags(fs, "demo.gif", sim.DefaultWidth)
 
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "irtcd demo: %s\n", oneLine(fmt.Sprintf(format, a...)))
-		return code
-	}
+	fail := failer(stderr, "demo")
 	help := func() string {
 		var list strings.Builder
 		for _, s := range sim.Scenes() {
@@ -66,54 +211,19 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return fmt.Sprintf(demoDoc, list.String())
 	}
-	if err := parseFlags(fs, args, stderr, help); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitUsage
-		}
+	d, err := f.parse(fs, args, stderr, help)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitUsage
+	} else if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	sc, err := sim.SceneByName(*scene)
 	if err != nil {
 		return fail(exitUsage, "-scene: %v", err)
 	}
-	binary, err := checkBackend(*backend, *pluginPath)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
-	}
-	m, err := narrow.ParseMethod(*method)
-	if err != nil {
-		return fail(exitUsage, "-method: %v", err)
-	}
-	switch {
-	case *n < 0:
-		return fail(exitUsage, "-n: %d objects", *n)
-	case *steps < 0:
-		return fail(exitUsage, "-steps: %d", *steps)
-	case *every < 1:
-		return fail(exitUsage, "-frame-every: %d, want at least 1", *every)
-	case *width < 16 || *width > 4096:
-		return fail(exitUsage, "-width: %d pixels, want 16 to 4096", *width)
-	case *workers < 0:
-		return fail(exitUsage, "-workers: %d", *workers)
-	case *out == "":
-		return fail(exitUsage, "-out: empty file name")
-	}
-	pngPath := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".png"
-	if pngPath == *out {
-		return fail(exitUsage, "-out %s: the GIF's name must not end in .png (the last frame goes there)", *out)
-	}
 
-	for _, path := range []string{*out, *plotFile} {
-		if path == "" {
-			continue
-		}
-		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-			return fail(exitUsage, "%s: no directory %s to write to", path, filepath.Dir(path))
-		}
-	}
-
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	be, err := newBackend(*backend, binary, narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, *workers, logger)
+	logger := demoLogger(stderr)
+	be, err := newBackend(*f.backend, d.binary, narrow.Params{Method: d.method, ManifoldSize: box2dadapter.ManifoldSize}, *f.workers, logger)
 	if err != nil {
 		return fail(exitFail, "backend: %v", err)
 	}
@@ -122,34 +232,17 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	size := *n
-	if size == 0 {
-		size = sc.DefaultN
-	}
-	total := *steps
-	if total == 0 {
-		total = sc.Steps(size)
-	}
-	bar := progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription(sc.Name),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("steps"),
-		progressbar.OptionShowIts(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSetRenderBlankState(true),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }),
-	)
-	anim := sim.NewAnimation(max(2, (*every*100+30)/60)) // the GIF plays in real time (GIF delays are in 1/100 s)
-	renderer := &sim.Renderer{Width: *width}
+	size, total := f.sizes(sc.DefaultN, sc.Steps)
+	bar := newBar(total, sc.Name, "steps", stderr)
+	anim := sim.NewAnimation(gifDelay(*f.every))
+	renderer := &sim.Renderer{Width: *f.width}
 
 	tr, runErr := sim.Run(ctx, sc, sim.Options{
-		Params:     sim.Params2D{N: size, Seed: *seed},
+		Params:     sim.Params2D{N: size, Seed: *f.seed},
 		Steps:      total,
 		Backend:    be,
 		Logger:     logger,
-		FrameEvery: *every,
+		FrameEvery: *f.every,
 		OnFrame:    anim.Record(renderer),
 		OnProgress: func(step, _ int) { bar.Set(step) },
 	})
@@ -165,37 +258,16 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if runErr != nil {
 		code = fail(exitFail, "%v", runErr)
 	}
-	if anim.Len() > 0 {
-		if err := writeOutput(*out, anim.WriteGIF); err != nil {
-			return fail(exitFail, "%v", err)
-		}
-		if err := writeOutput(pngPath, anim.WritePNG); err != nil {
-			return fail(exitFail, "%v", err)
-		}
+	if err := f.writeImages(d, anim, func(w io.Writer) error { return sim.WritePlot(w, tr) }); err != nil {
+		return fail(exitFail, "%v", err)
 	}
-	if *plotFile != "" {
-		if err := writeOutput(*plotFile, func(w io.Writer) error { return sim.WritePlot(w, tr) }); err != nil {
-			return fail(exitFail, "%v", err)
-		}
-	}
-
 	s := tr.Summary()
-	workersUsed := *workers
-	if workersUsed == 0 {
-		workersUsed = runtime.GOMAXPROCS(0) // the CPU backend's default (the plugin's too, on this machine)
-	}
 	fmt.Fprintf(stdout, "scene %s: %d objects, %d steps (%.2f s simulated) on %s/%s with %d workers, %.2f s wall\n",
-		tr.Scene, tr.N, s.Steps, float64(s.Steps)*tr.Dt, *backend, m, workersUsed, tr.Wall.Seconds())
+		tr.Scene, tr.N, s.Steps, float64(s.Steps)*tr.Dt, *f.backend, d.method, f.workersUsed(), tr.Wall.Seconds())
 	if _, err := s.WriteTo(stdout); err != nil {
 		return fail(exitFail, "write summary: %v", err)
 	}
-	if anim.Len() > 0 {
-		fmt.Fprintf(stdout, "wrote %s (%d frames) and %s", *out, anim.Len(), pngPath)
-		if *plotFile != "" {
-			fmt.Fprintf(stdout, " and %s", *plotFile)
-		}
-		fmt.Fprintln(stdout)
-	}
+	f.printWritten(stdout, d, anim)
 	return code
 }
 

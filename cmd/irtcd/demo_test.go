@@ -2,21 +2,67 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"image/gif"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim"
+	"github.com/irtcd/irtcd/sim/scene3d"
+	"github.com/irtcd/irtcd/sim/view3d"
 )
 
 // runDemoArgs runs "irtcd demo args..." and returns its exit status and
 // outputs.
 func runDemoArgs(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runCommand(t, "demo", args...)
+}
+
+// runCommand runs "irtcd name args..." and returns its exit status and
+// outputs.
+func runCommand(t *testing.T, name string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(append([]string{"demo"}, args...), strings.NewReader(""), &stdout, &stderr)
+	code := run(append([]string{name}, args...), strings.NewReader(""), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
+}
+
+// checkDemoImages checks a demo's outputs: the GIF out with frames frames
+// of w×h pixels, the PNG of its last frame beside it and the plot.
+func checkDemoImages(t *testing.T, out, plot string, frames, w, h int) {
+	t.Helper()
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := gif.DecodeAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := g.Image[0].Bounds(); len(g.Image) != frames || b.Dx() != w || b.Dy() != h {
+		t.Errorf("GIF: %d frames of %v, want %d of %d×%d", len(g.Image), b, frames, w, h)
+	}
+	for _, p := range []string{strings.TrimSuffix(out, ".gif") + ".png", plot} {
+		pf, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(pf); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		pf.Close()
+	}
 }
 
 // TestDemoWritesImages: a tiny run of every scene writes a GIF with the
@@ -41,28 +87,17 @@ func TestDemoWritesImages(t *testing.T) {
 			if !strings.Contains(stderr, "12/12") {
 				t.Errorf("no finished progress bar on stderr:\n%q", stderr)
 			}
+			// Frames at steps 0, 5, 10 and 12; the 2D renderer's height follows the scene.
 			f, err := os.Open(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
-			g, err := gif.DecodeAll(f)
+			cfg, err := gif.DecodeConfig(f)
+			f.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(g.Image) != 4 || g.Image[0].Bounds().Dx() != 120 {
-				t.Errorf("GIF: %d frames of %v, want 4 (steps 0, 5, 10, 12) of width 120", len(g.Image), g.Image[0].Bounds())
-			}
-			for _, p := range []string{filepath.Join(dir, "run.png"), plot} {
-				pf, err := os.Open(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := png.Decode(pf); err != nil {
-					t.Errorf("%s: %v", p, err)
-				}
-				pf.Close()
-			}
+			checkDemoImages(t, out, plot, 4, 120, cfg.Height)
 		})
 	}
 }
@@ -126,5 +161,146 @@ func TestDemoUnwritableOutput(t *testing.T) {
 	code, _, stderr = runDemoArgs(t, "-scene", "stack", "-n", "2", "-steps", "2", "-width", "32", "-out", filepath.Join(dir, "run.gif"))
 	if code != exitFail || !strings.Contains(stderr, "run.png") {
 		t.Errorf("unwritable PNG: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// runDemo3DArgs runs "irtcd demo3d args..." and returns its exit status
+// and outputs.
+func runDemo3DArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return runCommand(t, "demo3d", args...)
+}
+
+// TestDemo3DWritesImages: a tiny run of every 3D scene, with each method,
+// writes a GIF with the expected frames (width × 5/8), a PNG of the last
+// frame and the plot, and prints the per-phase summary.
+func TestDemo3DWritesImages(t *testing.T) {
+	for _, tc := range []struct{ scene, method string }{
+		{"avalanche", "predictive"}, {"spawner", "iterative"}, {"tori100", "standard"},
+	} {
+		t.Run(tc.scene, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "run.gif")
+			plot := filepath.Join(dir, "plot.png")
+			code, stdout, stderr := runDemo3DArgs(t, "-scene", tc.scene, "-n", "4", "-steps", "12", "-frame-every", "5",
+				"-width", "120", "-workers", "2", "-method", tc.method, "-testdata", "../../testdata", "-out", out, "-plot", plot)
+			if code != exitOK {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			for _, want := range []string{"scene " + tc.scene + ": 4 objects, 12 steps", "cpu/" + tc.method, "drawing 4 frames",
+				"method " + tc.method, "narrow ms/step", "A free fall", "run.gif (4 frames)"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			for _, want := range []string{"12/12", "4/4"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("no finished progress bar %q on stderr:\n%q", want, stderr)
+				}
+			}
+			checkDemoImages(t, out, plot, 4, 120, 75) // steps 0, 5, 10, 12; 120 × 5/8
+		})
+	}
+}
+
+// TestDemo3DBadInput: bad flags exit with status 2 and one line on
+// stderr, before simulating anything.
+func TestDemo3DBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scene", "cup"}, `-scene: scene3d: unknown scene "cup"`},
+		{[]string{"-testdata", dir}, `-testdata: scene3d: test meshes not found`},
+		{[]string{"-method", "fast"}, `-method:`},
+		{[]string{"-n", "-1"}, `-n:`},
+		{[]string{"-width", "5000"}, `-width:`},
+		{[]string{"-out", filepath.Join(dir, "x.png")}, `must not end in .png`},
+		{[]string{"-backend", "tpu"}, `-backend: unknown backend "tpu"`},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		code, stdout, stderr := runDemo3DArgs(t, tc.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("bad input wrote %d files", len(entries))
+	}
+}
+
+// TestDemo3DHelp: -h prints the usage with the scenes and flags.
+func TestDemo3DHelp(t *testing.T) {
+	code, _, stderr := runDemo3DArgs(t, "-h")
+	if code != exitUsage {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{"usage: irtcd demo3d", "avalanche", "spawner", "tori100", "-testdata", "-frame-every", "-backend"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// TestDrawFrames: frames drawn on several goroutines reach the animation
+// in order; a frame that cannot be drawn stops the drawing there, and so
+// does a cancelled context.
+func TestDrawFrames(t *testing.T) {
+	box, err := narrow.NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := make([]scene3d.Snapshot, 6)
+	for i := range snaps {
+		snaps[i] = scene3d.Snapshot{
+			Instances: []view3d.Instance{{Shape: box, Pose: narrow.Pose{Pos: mgl64.Vec3{float64(i), 0, 0}, Rot: mgl64.QuatIdent()}}},
+			Camera:    view3d.Camera{Eye: mgl64.Vec3{0, 3, 12}, Target: mgl64.Vec3{2.5, 0, 0}, Up: mgl64.Vec3{0, 1, 0}},
+			Floor:     -1,
+		}
+	}
+	newAnim := func() *sim.Animation {
+		a, err := sim.NewAnimationPalette(5, scene3d.Palette())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	quiet := newBar(len(snaps), "frames", "frames", io.Discard)
+
+	anim := newAnim()
+	if err := drawFrames(context.Background(), anim, snaps, 64, 40, quiet); err != nil {
+		t.Fatal(err)
+	}
+	if anim.Len() != len(snaps) {
+		t.Fatalf("%d frames, want %d", anim.Len(), len(snaps))
+	}
+	var r view3d.Renderer
+	want, err := snaps[len(snaps)-1].Draw(&r, 64, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(anim.Last().Pix, want.Pix) {
+		t.Error("the last frame added is not the last snapshot's picture")
+	}
+
+	bad := slices.Clone(snaps)
+	bad[2].Camera.Eye = bad[2].Camera.Target // no direction to look in
+	anim = newAnim()
+	if err := drawFrames(context.Background(), anim, bad, 64, 40, quiet); err == nil || !strings.Contains(err.Error(), "frame 2") {
+		t.Errorf("error %v, want one naming frame 2", err)
+	}
+	if anim.Len() != 2 {
+		t.Errorf("%d frames kept, want the 2 before the bad one", anim.Len())
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	anim = newAnim()
+	if err := drawFrames(ctx, anim, snaps, 64, 40, quiet); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if anim.Len() != 0 {
+		t.Errorf("cancelled before drawing: %d frames", anim.Len())
 	}
 }

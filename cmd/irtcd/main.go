@@ -7,6 +7,7 @@
 // Commands:
 //
 //	demo       run a 2D box2d scene with irtcd as its narrow phase; write a GIF and a PNG
+//	demo3d     run a 3D rigid-body scene (sim/rigid) on irtcd; write a GIF and a PNG
 //	contacts   contact points between two OBJ meshes, or for a file of cases
 //	mesh       check OBJ meshes as irtcd reads them and print their properties
 //	bench      run the papers' experiments and write docs/RESULTS.md
@@ -50,6 +51,7 @@ var commands = []command{
 	{name: "contacts", summary: "contact points between two OBJ meshes, or for a file of cases", run: runContacts},
 	{name: "mesh", summary: "check OBJ meshes as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
+	{name: "demo3d", summary: "simulate a 3D rigid-body scene (sim/rigid) through irtcd and write an animated GIF", run: runDemo3D},
 	{name: "bench", summary: "run the papers' experiments and write docs/RESULTS.md with their numbers next to ours", run: runBench},
 	{name: "version", summary: "the build: version, Go, target, compiler flags, whether it fuses multiply-adds", run: runVersion},
 }
@@ -110,6 +112,15 @@ func usage(w io.Writer) {
 	fmt.Fprintf(&b, "  %-*s  %s\n", width, "help", "print this message (help CMD: the flags of CMD)")
 	b.WriteString("\nRun 'irtcd CMD -h' for the flags of a command.\n")
 	io.WriteString(w, b.String())
+}
+
+// failer returns a subcommand's way to fail: it writes "irtcd NAME: " and
+// the message, on one line, to stderr and returns code, the exit status.
+func failer(stderr io.Writer, name string) func(code int, format string, a ...any) int {
+	return func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "irtcd %s: %s\n", name, oneLine(fmt.Sprintf(format, a...)))
+		return code
+	}
 }
 
 // parseFlags parses a subcommand's arguments into fs, whose name is the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image/color"
 	"math"
 	"os"
 	"runtime"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/rigid"
@@ -323,20 +320,11 @@ type snapshot struct {
 
 // pictures renders a scene at chosen steps (Run's OnFrame).
 type pictures struct {
-	cfg   *Config
-	name  string // file prefix
-	shots []snapshot
-	plots []Plot
-	r     view3d.Renderer
-	cols  map[*narrow.Shape]color.RGBA
-}
-
-// Colours of the scenes' meshes, in order of first appearance.
-var meshColors = []color.RGBA{
-	{0xd9, 0x8c, 0x4a, 0xff}, // orange
-	{0x3d, 0x85, 0xc6, 0xff}, // blue
-	{0x8c, 0x5a, 0x3c, 0xff}, // brown
-	{0xe8, 0xc5, 0x3a, 0xff}, // yellow
+	cfg     *Config
+	name    string // file prefix
+	shots   []snapshot
+	plots   []Plot
+	painter scene3d.Painter
 }
 
 func (p *pictures) onFrame(s *scene3d.Sim) error {
@@ -344,37 +332,9 @@ func (p *pictures) onFrame(s *scene3d.Sim) error {
 	if k < 0 {
 		return nil
 	}
-	if p.cols == nil {
-		p.cols = map[*narrow.Shape]color.RGBA{}
-	}
-	// The ground (the scenes' first static body) is drawn as a grid.
-	ground := rigid.BodyID(-1)
-	if len(s.Setup.Statics) > 0 {
-		ground = s.Setup.Statics[0]
-	}
-	var inst []view3d.Instance
-	for _, in := range s.Instances() {
-		if in.Body == ground {
-			continue
-		}
-		col := color.RGBA{0xa0, 0xa0, 0xa0, 0xff}
-		if !in.Static {
-			c, ok := p.cols[in.Shape]
-			if !ok {
-				c = meshColors[len(p.cols)%len(meshColors)]
-				p.cols[in.Shape] = c
-			}
-			col = c
-		}
-		inst = append(inst, view3d.Instance{Shape: in.Shape, Pose: in.Pose, Color: col})
-	}
-	cam := s.Setup.Camera
 	sh := p.shots[k]
 	title := fmt.Sprintf("%s, %d objects: step %d (t = %.2f s), %s", s.Scene.Name, s.Params.N, sh.step, s.Time(), sh.what)
-	img, err := p.r.Render(960, 600, view3d.Camera{Eye: cam.Eye, Target: cam.Target, Up: cam.Up, FOV: cam.FovY}, inst,
-		view3d.WithGrid(view3d.Grid{Center: mgl64.Vec3{0, s.Setup.Floor, 0}, Normal: mgl64.Vec3{0, 1, 0}, Spacing: 1, Lines: 30,
-			Color: color.RGBA{0x9a, 0x9a, 0x9a, 0xff}, Fill: color.RGBA{0xe6, 0xe3, 0xdc, 0xff}}),
-		view3d.WithTitle(title))
+	img, err := p.painter.Paint(s, 960, 600, title)
 	if err != nil {
 		return err
 	}

@@ -63,4 +63,11 @@
 //
 // Runs are deterministic: the same scene, N, seed and parameters give
 // bit-identical trajectories whatever GOMAXPROCS and the number of workers.
+//
+// # Pictures
+//
+// A Painter draws a Sim as its scene's camera sees it (package view3d),
+// each mesh in its own colour; Painter.Snapshot records a frame to draw
+// later or on another goroutine, and Palette is the palette for GIF
+// frames of its pictures (`irtcd demo3d` uses all three).
 package scene3d

@@ -15,6 +15,9 @@
 // image grown by its own size on every side), so triangles and grid lines
 // that pass behind the camera are drawn correctly.
 //
+// Palette gives a palette of at most 256 colours to which such pictures
+// map by nearest colour without visible loss, for GIF frames.
+//
 // Only 3D meshes are drawn; a 2D shape (a polygon) is an error. A Renderer
 // keeps its buffers between calls, so re-rendering a scene allocates
 // little; the zero Renderer is ready to use; it is not safe for concurrent
@@ -694,4 +697,32 @@ func drawTitle(dc *gg.Context, text string, c color.RGBA) {
 // WritePNG encodes img as PNG to w.
 func WritePNG(w io.Writer, img image.Image) error {
 	return png.Encode(w, img)
+}
+
+// Palette returns a palette of at most 256 colours for the GIF frames of
+// pictures drawn with the default light, sky and text colour, to which
+// they map well by nearest colour (no dithering): the sky's gradient, the
+// text's colour, white, and for each colour of base (the instances' and
+// the grid's, at most 32) its shades from the default ambient level to
+// full light, evenly spaced.
+func Palette(base ...color.RGBA) (color.Palette, error) {
+	const skySteps = 16
+	if len(base) == 0 || len(base) > 32 {
+		return nil, fmt.Errorf("%w: %d base colours for a palette (want 1 to 32)", ErrBadInput, len(base))
+	}
+	pal := color.Palette{defaultText, color.RGBA{0xff, 0xff, 0xff, 0xff}}
+	lerp := func(a, b uint8, t float64) uint8 { return uint8(math.Round(float64(a) + (float64(b)-float64(a))*t)) }
+	for i := range skySteps {
+		t := float64(i) / (skySteps - 1)
+		a, b := defaultSkyTop, defaultSkyBottom
+		pal = append(pal, color.RGBA{lerp(a.R, b.R, t), lerp(a.G, b.G, t), lerp(a.B, b.B, t), 0xff})
+	}
+	shades := (256 - len(pal)) / len(base)
+	const ambient = 0.3 // Render's default
+	for _, c := range base {
+		for k := range shades {
+			pal = append(pal, shade(c, ambient+(1-ambient)*float64(k)/float64(max(1, shades-1))))
+		}
+	}
+	return pal, nil
 }

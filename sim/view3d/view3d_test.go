@@ -467,3 +467,58 @@ func BenchmarkRender512Bunnies(b *testing.B) {
 		}
 	}
 }
+
+// TestPalette: the palette holds the base colours, the default sky's ends
+// and every shade the default light gives, closely enough that a picture
+// mapped to it by nearest colour stays within a few levels of the
+// original; bad numbers of base colours are refused.
+func TestPalette(t *testing.T) {
+	for _, n := range []int{0, 33} {
+		if _, err := view3d.Palette(make([]color.RGBA, n)...); !errors.Is(err, view3d.ErrBadInput) {
+			t.Errorf("%d base colours: %v, want ErrBadInput", n, err)
+		}
+	}
+	orange, grid, fill := color.RGBA{0xd9, 0x8c, 0x4a, 0xff}, color.RGBA{0x9a, 0x9a, 0x9a, 0xff}, color.RGBA{0xe6, 0xe3, 0xdc, 0xff}
+	pal, err := view3d.Palette(orange, view3d.DefaultColor, grid, fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pal) > 256 {
+		t.Fatalf("%d colours", len(pal))
+	}
+	for _, c := range []color.RGBA{orange, view3d.DefaultColor, grid, fill, {0xc9, 0xdc, 0xef, 0xff}, {0xf4, 0xf1, 0xea, 0xff}} {
+		if pal[pal.Index(c)] != c {
+			t.Errorf("%v not in the palette (nearest %v)", c, pal[pal.Index(c)])
+		}
+	}
+	bunny := loadBunny(t)
+	cam := view3d.Camera{Eye: mgl64.Vec3{2, 1.5, 2.5}, Target: mgl64.Vec3{-0.5, 0, -0.4}, Up: mgl64.Vec3{0, 1, 0}}
+	img, err := view3d.Render(200, 150, cam, []view3d.Instance{
+		{Shape: bunny, Pose: narrow.Identity, Color: orange},
+		{Shape: bunny, Pose: narrow.Pose{Pos: mgl64.Vec3{-1.2, 0, -1}, Rot: mgl64.QuatIdent()}},
+	}, view3d.WithGrid(view3d.Grid{Center: mgl64.Vec3{0, -0.67, 0}, Normal: mgl64.Vec3{0, 1, 0}, Spacing: 0.5, Lines: 10, Color: grid, Fill: fill}),
+		view3d.WithTitle("palette"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, worst, lit int
+	for i := 0; i < len(img.Pix); i += 4 {
+		c := color.RGBA{img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3]}
+		q := pal[pal.Index(c)].(color.RGBA)
+		if int(c.R)-int(c.B) > 40 || int(c.B)-int(c.R) > 60 {
+			lit++ // a shade of orange or of the default blue: the bunnies
+		}
+		for _, d := range []int{int(c.R) - int(q.R), int(c.G) - int(q.G), int(c.B) - int(q.B)} {
+			sum += max(d, -d)
+			worst = max(worst, d, -d)
+		}
+	}
+	if lit < len(img.Pix)/4/20 {
+		t.Fatalf("the bunnies cover %d pixels of %d: the picture does not test the shades", lit, len(img.Pix)/4)
+	}
+	if mean := float64(sum) / float64(3*len(img.Pix)/4); mean > 2 {
+		t.Errorf("mean error per channel %.2f levels (worst %d), want at most 2", mean, worst)
+	} else {
+		t.Logf("mean error per channel %.2f levels (worst %d); bunnies on %d pixels", mean, worst, lit)
+	}
+}
