@@ -187,3 +187,55 @@ func TestDemoPluginGPUBackend(t *testing.T) {
 	be.Close()
 	demoSame(t, scene, "plugin", "-plugin", bin)
 }
+
+// demo3DSame runs demo3d on the CPU backend and on another, and checks
+// that both simulate exactly the same: the GIFs (every frame) are the
+// same bytes.
+func demo3DSame(t *testing.T, backend string, extra ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	var gifs [2][]byte
+	for i, be := range []string{"cpu", backend} {
+		out := filepath.Join(dir, be+".gif")
+		args := []string{"-n", "8", "-steps", "90", "-frame-every", "10", "-width", "64", "-testdata", "../../testdata", "-backend", be, "-out", out}
+		if i == 1 {
+			args = append(args, extra...)
+		}
+		code, stdout, stderr := runDemo3DArgs(t, args...)
+		if code != exitOK || !strings.Contains(stdout, "on "+be+"/predictive") {
+			t.Fatalf("%s: exit %d, stdout:\n%s\nstderr:\n%s", be, code, stdout, stderr)
+		}
+		var err error
+		if gifs[i], err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(gifs[0], gifs[1]) {
+		t.Errorf("the animations on cpu and %s differ", backend)
+	}
+}
+
+// TestDemo3DPluginBackend: demo3d through the plugin binary simulates
+// exactly what it simulates in-process, frame for frame.
+func TestDemo3DPluginBackend(t *testing.T) {
+	demo3DSame(t, "plugin", "-plugin", buildPlugin(t))
+}
+
+// TestDemo3DGPUBackend: demo3d on the GPU backend, frame for frame the CPU
+// backend's. Without a CUDA device it checks that the demo fails with a
+// message that says so (or fails itself where IRTCD_REQUIRE_GPU is set).
+func TestDemo3DGPUBackend(t *testing.T) {
+	be, err := optixbackend.New(narrow.Params{})
+	if err != nil {
+		if os.Getenv("IRTCD_REQUIRE_GPU") != "" {
+			t.Fatalf("IRTCD_REQUIRE_GPU is set: %v", err)
+		}
+		code, _, stderr := runDemo3DArgs(t, "-n", "8", "-steps", "10", "-backend", "gpu", "-testdata", "../../testdata", "-out", filepath.Join(t.TempDir(), "gpu.gif"))
+		if code != exitFail || !strings.Contains(stderr, "no usable CUDA device") {
+			t.Fatalf("-backend gpu without a device: exit %d, stderr:\n%s", code, stderr)
+		}
+		return
+	}
+	be.Close()
+	demo3DSame(t, "gpu")
+}
