@@ -35,7 +35,8 @@ frame (FILE.gif and FILE.png), and prints a summary of the narrow phase's
 work per phase of the run (A free fall, B impact, C rest) on standard
 output: time, rays by kind, pairs by algorithm, contacts and depths.
 Drawing the frames takes longer than simulating them; a larger
--frame-every, a smaller -width or -n speed the demo up.
+-frame-every, a smaller -width or -n speed the demo up. With -mesh, the
+scene drops your own meshes instead of its own (scaled to their size).
 
 Scenes (the demo's default sizes are smaller than the papers'; -n sets them):
 %s
@@ -60,6 +61,11 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	scene := fs.String("scene", "avalanche", "`scene` to run: "+strings.Join(names, ", "))
 	meshDir := fs.String("testdata", "", "`DIR` holding bunny.obj, torus.obj, teddy.obj and duck.obj (default: testdata here or in a parent directory)")
+	var meshes []string
+	fs.Func("mesh", "an OBJ `FILE` (closed, oriented) to drop instead of the scene's meshes; repeat it for several, taken in turn", func(path string) error {
+		meshes = append(meshes, path)
+		return nil
+	})
 	f := addDemoFlags(fs, "demo3d.gif", 640)
 
 	fail := failer(stderr, "demo3d")
@@ -80,9 +86,16 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "-scene: %v", err)
 	}
-	dir, err := scene3d.FindMeshDir(*meshDir)
-	if err != nil {
-		return fail(exitUsage, "-testdata: %v", err)
+	var dir string
+	if len(meshes) == 0 {
+		if dir, err = scene3d.FindMeshDir(*meshDir); err != nil {
+			return fail(exitUsage, "-testdata: %v", err)
+		}
+	}
+	for _, path := range meshes {
+		if _, err := scene3d.LoadMeshFile(path, 0); err != nil {
+			return fail(exitUsage, "-mesh: %v", err)
+		}
 	}
 
 	cfg := rigid.DefaultConfig()
@@ -110,7 +123,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var snaps []scene3d.Snapshot
 
 	tr, runErr := scene3d.Run(ctx, sc, scene3d.Options{
-		N: size, Seed: *f.seed, MeshDir: dir,
+		N: size, Seed: *f.seed, MeshDir: dir, Meshes: meshes,
 		Params: params, Backend: be, Workers: *f.workers, Config: &cfg,
 		Steps: total, Logger: logger,
 		FrameEvery: *f.every,

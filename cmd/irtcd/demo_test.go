@@ -203,6 +203,30 @@ func TestDemo3DWritesImages(t *testing.T) {
 	}
 }
 
+// TestDemo3DMeshes: -mesh drops the given meshes (taken in turn) instead
+// of the scene's, with no test meshes directory needed.
+func TestDemo3DMeshes(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "own.gif")
+	code, stdout, stderr := runDemo3DArgs(t, "-mesh", "../../testdata/duck.obj", "-mesh", "../../testdata/torus.obj", "-testdata", dir,
+		"-n", "4", "-steps", "20", "-frame-every", "10", "-width", "64", "-out", out)
+	if code != exitOK || !strings.Contains(stdout, "scene avalanche: 4 objects, 20 steps") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	_, _, stderr = runDemo3DArgs(t, "-n", "4", "-steps", "20", "-frame-every", "10", "-width", "64", "-testdata", "../../testdata", "-out", filepath.Join(dir, "bunnies.gif"))
+	own, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bunnies, err := os.ReadFile(filepath.Join(dir, "bunnies.gif"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if bytes.Equal(own, bunnies) {
+		t.Error("the run with -mesh drew the same frames as the bunnies'")
+	}
+}
+
 // TestDemo3DBadInput: bad flags exit with status 2 and one line on
 // stderr, before simulating anything.
 func TestDemo3DBadInput(t *testing.T) {
@@ -213,6 +237,8 @@ func TestDemo3DBadInput(t *testing.T) {
 	}{
 		{[]string{"-scene", "cup"}, `-scene: scene3d: unknown scene "cup"`},
 		{[]string{"-testdata", dir}, `-testdata: scene3d: test meshes not found`},
+		{[]string{"-mesh", filepath.Join(dir, "missing.obj")}, `-mesh: scene3d: open ` + filepath.Join(dir, "missing.obj")},
+		{[]string{"-mesh", "../../testdata/bunny.obj", "-mesh", "demo_test.go"}, `-mesh: scene3d: demo_test.go:`},
 		{[]string{"-method", "fast"}, `-method:`},
 		{[]string{"-n", "-1"}, `-n:`},
 		{[]string{"-width", "5000"}, `-width:`},

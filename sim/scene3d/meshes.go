@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -70,7 +71,11 @@ var (
 // are immutable and cached: the same arguments return the same *Shape, so
 // that backends register it once and BVHs are built once per process.
 func LoadMesh(dir, name string, size float64) (*narrow.Shape, error) {
-	path := filepath.Join(dir, name+".obj")
+	return LoadMeshFile(filepath.Join(dir, name+".obj"), size)
+}
+
+// LoadMeshFile reads the OBJ file at path as LoadMesh reads dir/name.obj.
+func LoadMeshFile(path string, size float64) (*narrow.Shape, error) {
 	k := meshKey{path, size}
 	meshMu.Lock()
 	defer meshMu.Unlock()
@@ -111,4 +116,34 @@ func LoadMesh(dir, name string, size float64) (*narrow.Shape, error) {
 	}
 	meshCache[k] = s
 	return s, nil
+}
+
+// CustomSize is the size (half the bounding-box diagonal, Shape.Size) of
+// SceneParams.Meshes in the avalanche and tori100 scenes: about the
+// bunny's there (1.31 m).
+const CustomSize = 1.3
+
+// customMeshes loads p.Meshes at size, with their names (the files' base
+// names without .obj); none when p has none.
+func (p SceneParams) customMeshes(size float64) ([]*narrow.Shape, []string, error) {
+	shapes := make([]*narrow.Shape, 0, len(p.Meshes))
+	names := make([]string, 0, len(p.Meshes))
+	for _, path := range p.Meshes {
+		s, err := LoadMeshFile(path, size)
+		if err != nil {
+			return nil, nil, err
+		}
+		shapes = append(shapes, s)
+		names = append(names, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	return shapes, names, nil
+}
+
+// maxRadius returns the largest Radius of shapes.
+func maxRadius(shapes []*narrow.Shape) float64 {
+	r := 0.0
+	for _, s := range shapes {
+		r = max(r, s.Radius())
+	}
+	return r
 }

@@ -23,11 +23,12 @@ import (
 // method (iterative + predictive).
 type Options struct {
 	// N is the number of objects (0: the scene's DefaultN), Seed seeds the
-	// scene's random choices and MeshDir locates the meshes (see
-	// SceneParams).
+	// scene's random choices, MeshDir locates the meshes and Meshes
+	// replaces them (see SceneParams).
 	N       int
 	Seed    uint64
 	MeshDir string
+	Meshes  []string
 	// Params configures the backend New creates (ignored when Backend is
 	// set): method, traversal, response, manifold size...
 	Params narrow.Params
@@ -220,7 +221,7 @@ func New(scene Scene, opts Options) (*Sim, error) {
 	if scene.Build == nil {
 		return nil, fmt.Errorf("scene3d: scene %q has no Build", scene.Name)
 	}
-	p := SceneParams{N: opts.N, Seed: opts.Seed, MeshDir: opts.MeshDir}
+	p := SceneParams{N: opts.N, Seed: opts.Seed, MeshDir: opts.MeshDir, Meshes: opts.Meshes}
 	if p.N <= 0 {
 		p.N = scene.DefaultN
 	}

@@ -23,6 +23,13 @@ type SceneParams struct {
 	// MeshDir is the directory holding bunny.obj, torus.obj, teddy.obj and
 	// duck.obj ("": FindMeshDir's search for testdata/).
 	MeshDir string
+	// Meshes, if set, are OBJ files (closed, oriented 2-manifolds, as
+	// narrow.ParseOBJ reads them) that replace the scene's own meshes,
+	// used in turn wherever the scene takes its meshes in turn, centred
+	// and scaled to the size of those they replace (CustomSize in the
+	// avalanche and tori100, 0.6 m in the spawner). MeshDir is then not
+	// needed.
+	Meshes []string
 }
 
 // Camera is a rendering hint: where to look from, in world coordinates
@@ -224,21 +231,28 @@ func Avalanche() Scene {
 		DefaultN: full,
 		StepsFor: gridSteps(full, 2.3),
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
-			dir, err := FindMeshDir(p.MeshDir)
+			shapes, names, err := p.customMeshes(CustomSize)
 			if err != nil {
 				return nil, err
 			}
-			bunny, err := LoadMesh(dir, MeshBunny, 0)
-			if err != nil {
-				return nil, err
+			if len(shapes) == 0 {
+				dir, err := FindMeshDir(p.MeshDir)
+				if err != nil {
+					return nil, err
+				}
+				bunny, err := LoadMesh(dir, MeshBunny, 0)
+				if err != nil {
+					return nil, err
+				}
+				shapes, names = []*narrow.Shape{bunny}, []string{MeshBunny}
 			}
 			st := &Setup{}
-			cell := 2.05 * bunny.Radius()
+			cell := 2.05 * maxRadius(shapes)
 			k := gridSide(p.N)
 			if err := addGround(w, st, math.Max(30, 2*float64(k)*cell)); err != nil {
 				return nil, err
 			}
-			width, top, err := dropGrid(w, st, p.N, []*narrow.Shape{bunny}, []string{MeshBunny}, cell, 0.5+bunny.Radius(), rng(p.Seed))
+			width, top, err := dropGrid(w, st, p.N, shapes, names, cell, 0.5+maxRadius(shapes), rng(p.Seed))
 			if err != nil {
 				return nil, err
 			}
@@ -279,15 +293,21 @@ func Spawner() Scene {
 			return interval*n + 240
 		},
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
-			dir, err := FindMeshDir(p.MeshDir)
+			shapes, names, err := p.customMeshes(size)
 			if err != nil {
 				return nil, err
 			}
-			names := []string{MeshBunny, MeshTorus, MeshTeddy, MeshDuck}
-			shapes := make([]*narrow.Shape, len(names))
-			for i, n := range names {
-				if shapes[i], err = LoadMesh(dir, n, size); err != nil {
+			if len(shapes) == 0 {
+				dir, err := FindMeshDir(p.MeshDir)
+				if err != nil {
 					return nil, err
+				}
+				names = []string{MeshBunny, MeshTorus, MeshTeddy, MeshDuck}
+				shapes = make([]*narrow.Shape, len(names))
+				for i, n := range names {
+					if shapes[i], err = LoadMesh(dir, n, size); err != nil {
+						return nil, err
+					}
 				}
 			}
 			st := &Setup{}
@@ -341,25 +361,32 @@ func Tori100() Scene {
 		DefaultN: full,
 		StepsFor: gridSteps(full, 2.8),
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
-			dir, err := FindMeshDir(p.MeshDir)
+			shapes, names, err := p.customMeshes(CustomSize)
 			if err != nil {
 				return nil, err
 			}
-			bunny, err := LoadMesh(dir, MeshBunny, 0)
-			if err != nil {
-				return nil, err
-			}
-			torus, err := LoadMesh(dir, MeshTorus, bunny.Size())
-			if err != nil {
-				return nil, err
+			if len(shapes) == 0 {
+				dir, err := FindMeshDir(p.MeshDir)
+				if err != nil {
+					return nil, err
+				}
+				bunny, err := LoadMesh(dir, MeshBunny, 0)
+				if err != nil {
+					return nil, err
+				}
+				torus, err := LoadMesh(dir, MeshTorus, bunny.Size())
+				if err != nil {
+					return nil, err
+				}
+				shapes, names = []*narrow.Shape{torus, bunny}, []string{MeshTorus, MeshBunny}
 			}
 			st := &Setup{}
-			cell := 2.05 * math.Max(bunny.Radius(), torus.Radius())
+			cell := 2.05 * maxRadius(shapes)
 			k := gridSide(p.N)
 			if err := addGround(w, st, math.Max(30, 2*float64(k)*cell)); err != nil {
 				return nil, err
 			}
-			width, top, err := dropGrid(w, st, p.N, []*narrow.Shape{torus, bunny}, []string{MeshTorus, MeshBunny}, cell, 0.5+cell/2, rng(p.Seed))
+			width, top, err := dropGrid(w, st, p.N, shapes, names, cell, 0.5+cell/2, rng(p.Seed))
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"hash/fnv"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -408,5 +410,60 @@ func TestDeferredReference(t *testing.T) {
 	}
 	if compared == 0 {
 		t.Error("no ray compared: the scene never had a contact")
+	}
+}
+
+// TestCustomMeshes: Options.Meshes replaces a scene's meshes (taken in
+// turn, scaled to the size of those they replace, without MeshDir); a
+// missing or broken file is an error that names it.
+func TestCustomMeshes(t *testing.T) {
+	noMeshes := t.TempDir() // MeshDir must not be needed
+	files := []string{"../../testdata/duck.obj", "../../testdata/teddy.obj"}
+	for _, tc := range []struct {
+		scene scene3d.Scene
+		size  float64
+	}{
+		{scene3d.Avalanche(), scene3d.CustomSize},
+		{scene3d.Spawner(), 0.6},
+		{scene3d.Tori100(), scene3d.CustomSize},
+	} {
+		t.Run(tc.scene.Name, func(t *testing.T) {
+			s, err := scene3d.New(tc.scene, scene3d.Options{N: 4, MeshDir: noMeshes, Meshes: files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for range 30 {
+				if _, err := s.Step(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var shapes []*narrow.Shape
+			for _, in := range s.Instances() {
+				if !in.Static {
+					shapes = append(shapes, in.Shape)
+				}
+			}
+			if len(shapes) < 2 {
+				t.Fatalf("%d dynamic bodies after 30 steps", len(shapes))
+			}
+			for i, sh := range shapes {
+				want := []int{2108, 1598}[i%2] // duck's and teddy's vertices, in turn
+				if sh.NumVertices() != want || math.Abs(sh.Size()-tc.size) > 1e-9*tc.size {
+					t.Errorf("body %d: %d vertices of size %v, want %d of size %v", i, sh.NumVertices(), sh.Size(), want, tc.size)
+				}
+			}
+		})
+	}
+
+	open := filepath.Join(t.TempDir(), "open.obj")
+	if err := os.WriteFile(open, []byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(noMeshes, "missing.obj"), open} {
+		_, err := scene3d.New(scene3d.Avalanche(), scene3d.Options{N: 2, Meshes: []string{path}})
+		if err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming the file", path, err)
+		}
 	}
 }
