@@ -123,9 +123,17 @@ func LoadMeshFile(path string, size float64) (*narrow.Shape, error) {
 // bunny's there (1.31 m).
 const CustomSize = 1.3
 
-// customMeshes loads p.Meshes at size, with their names (the files' base
-// names without .obj); none when p has none.
-func (p SceneParams) customMeshes(size float64) ([]*narrow.Shape, []string, error) {
+// meshes returns the scene's meshes with their names: p.Meshes loaded at
+// size (names: the files' base names without .obj) if set, else those own
+// returns from the directory of test meshes (FindMeshDir(p.MeshDir)).
+func (p SceneParams) meshes(size float64, own func(dir string) ([]*narrow.Shape, []string, error)) ([]*narrow.Shape, []string, error) {
+	if len(p.Meshes) == 0 {
+		dir, err := FindMeshDir(p.MeshDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return own(dir)
+	}
 	shapes := make([]*narrow.Shape, 0, len(p.Meshes))
 	names := make([]string, 0, len(p.Meshes))
 	for _, path := range p.Meshes {

@@ -231,20 +231,12 @@ func Avalanche() Scene {
 		DefaultN: full,
 		StepsFor: gridSteps(full, 2.3),
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
-			shapes, names, err := p.customMeshes(CustomSize)
+			shapes, names, err := p.meshes(CustomSize, func(dir string) ([]*narrow.Shape, []string, error) {
+				bunny, err := LoadMesh(dir, MeshBunny, 0)
+				return []*narrow.Shape{bunny}, []string{MeshBunny}, err
+			})
 			if err != nil {
 				return nil, err
-			}
-			if len(shapes) == 0 {
-				dir, err := FindMeshDir(p.MeshDir)
-				if err != nil {
-					return nil, err
-				}
-				bunny, err := LoadMesh(dir, MeshBunny, 0)
-				if err != nil {
-					return nil, err
-				}
-				shapes, names = []*narrow.Shape{bunny}, []string{MeshBunny}
 			}
 			st := &Setup{}
 			cell := 2.05 * maxRadius(shapes)
@@ -293,22 +285,19 @@ func Spawner() Scene {
 			return interval*n + 240
 		},
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
-			shapes, names, err := p.customMeshes(size)
-			if err != nil {
-				return nil, err
-			}
-			if len(shapes) == 0 {
-				dir, err := FindMeshDir(p.MeshDir)
-				if err != nil {
-					return nil, err
-				}
-				names = []string{MeshBunny, MeshTorus, MeshTeddy, MeshDuck}
-				shapes = make([]*narrow.Shape, len(names))
+			shapes, names, err := p.meshes(size, func(dir string) ([]*narrow.Shape, []string, error) {
+				names := []string{MeshBunny, MeshTorus, MeshTeddy, MeshDuck}
+				shapes := make([]*narrow.Shape, len(names))
 				for i, n := range names {
+					var err error
 					if shapes[i], err = LoadMesh(dir, n, size); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 				}
+				return shapes, names, nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			st := &Setup{}
 			if err := addGround(w, st, 30); err != nil {
@@ -361,24 +350,16 @@ func Tori100() Scene {
 		DefaultN: full,
 		StepsFor: gridSteps(full, 2.8),
 		Build: func(w *rigid.World, p SceneParams) (*Setup, error) {
-			shapes, names, err := p.customMeshes(CustomSize)
-			if err != nil {
-				return nil, err
-			}
-			if len(shapes) == 0 {
-				dir, err := FindMeshDir(p.MeshDir)
-				if err != nil {
-					return nil, err
-				}
+			shapes, names, err := p.meshes(CustomSize, func(dir string) ([]*narrow.Shape, []string, error) {
 				bunny, err := LoadMesh(dir, MeshBunny, 0)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				torus, err := LoadMesh(dir, MeshTorus, bunny.Size())
-				if err != nil {
-					return nil, err
-				}
-				shapes, names = []*narrow.Shape{torus, bunny}, []string{MeshTorus, MeshBunny}
+				return []*narrow.Shape{torus, bunny}, []string{MeshTorus, MeshBunny}, err
+			})
+			if err != nil {
+				return nil, err
 			}
 			st := &Setup{}
 			cell := 2.05 * maxRadius(shapes)
