@@ -9,6 +9,7 @@ require (
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
 	github.com/schollz/progressbar/v3 v3.17.1
+	golang.org/x/image v0.21.0
 	gonum.org/v1/plot v0.15.0
 	google.golang.org/grpc v1.61.0
 	google.golang.org/protobuf v1.36.6
@@ -31,7 +32,6 @@ require (
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	golang.org/x/image v0.21.0 // indirect
 	golang.org/x/net v0.38.0 // indirect
 	golang.org/x/sys v0.31.0 // indirect
 	golang.org/x/term v0.30.0 // indirect

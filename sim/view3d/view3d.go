@@ -3,10 +3,12 @@
 // far to near by the depth of their centroid, ties broken by instance then
 // triangle index, so the same input always gives the same picture), flat
 // Lambert shading with one directional light and an ambient term, an
-// optional ground grid and gradient sky, and an optional title. Drawing
-// goes through github.com/fogleman/gg.
+// optional ground grid and gradient sky, and an optional title. The sky,
+// grid and title are drawn with github.com/fogleman/gg.
 //
-// Triangles are filled with gg's anti-aliased rasteriser. Painting
+// Triangles are filled with golang.org/x/image/vector's anti-aliased
+// rasteriser, each over its own bounding box, so that a fill costs what
+// its pixels cost (gg's rasteriser spans the whole image). Painting
 // anti-aliased triangles one by one would let the background show through
 // the shared edges of a surface (each edge pixel is partly covered twice),
 // so every triangle is drawn grown outwards by half a pixel (WithSeamCover):
@@ -39,6 +41,7 @@ import (
 	"github.com/fogleman/gg"
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
+	"golang.org/x/image/vector"
 )
 
 // ErrBadInput is wrapped by every error about the arguments of Render: the
@@ -352,6 +355,8 @@ type Renderer struct {
 	grown   [][2]float64    // scratch: the triangle being painted
 	dc      *gg.Context
 	dcImg   *image.RGBA
+	ras     vector.Rasterizer             // fills the triangles and the grid
+	uniform map[color.RGBA]*image.Uniform // the colours filled so far
 }
 
 // Render draws the instances seen by cam in a new w×h image. It is
@@ -407,14 +412,13 @@ func (r *Renderer) RenderInto(dst *image.RGBA, cam Camera, inst []Instance, opts
 	if r.dc == nil || r.dcImg != dst {
 		r.dc, r.dcImg = gg.NewContextForRGBA(dst), dst
 	}
-	dc := r.dc
-	drawSky(dc, w, h, o.sky)
+	drawSky(dst, o.sky)
 	if o.grid != nil {
-		drawGrid(dc, &v, o.grid)
+		r.drawGrid(dst, &v, o.grid)
 	}
-	r.paint(dc, inst, o.grow)
+	r.paint(dst, inst, o.grow)
 	if o.title != "" {
-		drawTitle(dc, o.title, o.textColor)
+		drawTitle(r.dc, o.title, o.textColor)
 	}
 	return nil
 }
@@ -537,7 +541,7 @@ func offscreen(p [][2]float64, w, h float64) bool {
 }
 
 // paint fills the sorted triangles.
-func (r *Renderer) paint(dc *gg.Context, inst []Instance, grow float64) {
+func (r *Renderer) paint(dst *image.RGBA, inst []Instance, grow float64) {
 	var tri [3][2]float64
 	for i := range r.items {
 		it := &r.items[i]
@@ -554,14 +558,35 @@ func (r *Renderer) paint(dc *gg.Context, inst []Instance, grow float64) {
 			r.grown = growPolygon(r.grown[:0], pts, grow)
 			pts = r.grown
 		}
-		dc.MoveTo(pts[0][0], pts[0][1])
-		for _, q := range pts[1:] {
-			dc.LineTo(q[0], q[1])
-		}
-		dc.ClosePath()
-		dc.SetColor(it.col)
-		dc.Fill()
+		r.fill(dst, pts, it.col)
 	}
+}
+
+// fill paints the polygon pts (pixels) in colour c over dst, anti-aliased,
+// rasterising over the polygon's bounding box only: a fill costs what its
+// pixels cost.
+func (r *Renderer) fill(dst *image.RGBA, pts [][2]float64, c color.RGBA) {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, q := range pts {
+		x0, x1 = min(x0, q[0]), max(x1, q[0])
+		y0, y1 = min(y0, q[1]), max(y1, q[1])
+	}
+	if !(x1 >= x0 && y1 >= y0) || x0 < -maxSide || y0 < -maxSide || x1 > 2*maxSide || y1 > 2*maxSide {
+		return // empty, NaN, or far outside any image
+	}
+	box := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1))).Intersect(dst.Rect)
+	if box.Empty() {
+		return
+	}
+	src := r.uniformOf(c)
+	ox, oy := float32(box.Min.X), float32(box.Min.Y)
+	r.ras.Reset(box.Dx(), box.Dy())
+	r.ras.MoveTo(float32(pts[0][0])-ox, float32(pts[0][1])-oy)
+	for _, q := range pts[1:] {
+		r.ras.LineTo(float32(q[0])-ox, float32(q[1])-oy)
+	}
+	r.ras.ClosePath()
+	r.ras.Draw(dst, box, src, image.Point{})
 }
 
 // growPolygon appends to dst the convex polygon p (either winding) with
@@ -613,23 +638,46 @@ func growPolygon(dst, p [][2]float64, d float64) [][2]float64 {
 	return dst
 }
 
-// drawSky fills the background with a vertical gradient.
-func drawSky(dc *gg.Context, w, h int, sky [2]color.RGBA) {
-	dc.ClearPath()
-	if sky[0] == sky[1] {
-		dc.SetColor(sky[0])
-	} else {
-		g := gg.NewLinearGradient(0, 0, 0, float64(h))
-		g.AddColorStop(0, sky[0])
-		g.AddColorStop(1, sky[1])
-		dc.SetFillStyle(g)
+// maxUniforms bounds the colours a Renderer keeps: a few base colours
+// give a few hundred shades each, but a scene of many colours would grow
+// the cache without end.
+const maxUniforms = 1 << 13
+
+// uniformOf returns the source image of colour c, made once (while at most
+// maxUniforms colours are kept).
+func (r *Renderer) uniformOf(c color.RGBA) *image.Uniform {
+	src, ok := r.uniform[c]
+	if !ok {
+		if r.uniform == nil || len(r.uniform) >= maxUniforms {
+			r.uniform = make(map[color.RGBA]*image.Uniform, 256)
+		}
+		src = image.NewUniform(c)
+		r.uniform[c] = src
 	}
-	dc.DrawRectangle(0, 0, float64(w), float64(h))
-	dc.Fill()
+	return src
 }
 
-// drawGrid draws g's fill and lines, clipped to the frustum.
-func drawGrid(dc *gg.Context, v *view, g *Grid) {
+// drawSky fills dst with a vertical gradient from sky[0] (the top row)
+// to sky[1] (the bottom row).
+func drawSky(dst *image.RGBA, sky [2]color.RGBA) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	lerp := func(a, b uint8, t float64) uint8 { return uint8(math.Round(float64(a) + (float64(b)-float64(a))*t)) }
+	for y := range h {
+		t := 0.0
+		if h > 1 {
+			t = float64(y) / float64(h-1)
+		}
+		c := [4]uint8{lerp(sky[0].R, sky[1].R, t), lerp(sky[0].G, sky[1].G, t), lerp(sky[0].B, sky[1].B, t), lerp(sky[0].A, sky[1].A, t)}
+		row := dst.Pix[dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y):][:4*w]
+		for x := 0; x < len(row); x += 4 {
+			copy(row[x:x+4], c[:])
+		}
+	}
+}
+
+// drawGrid draws g's fill and lines (1 pixel wide), clipped to the
+// frustum.
+func (r *Renderer) drawGrid(dst *image.RGBA, v *view, g *Grid) {
 	nrm := g.Normal.Normalize()
 	// Two axes in the plane.
 	a := mgl64.Vec3{1, 0, 0}
@@ -643,36 +691,51 @@ func drawGrid(dc *gg.Context, v *view, g *Grid) {
 		return v.toCam(g.Center.Add(e1.Mul(s)).Add(e2.Mul(t)))
 	}
 	if g.Fill.A > 0 {
-		var buf [2][][3]float64
 		quad := [][3]float64{at(-half, -half), at(half, -half), at(half, half), at(-half, half)}
-		if poly := v.clip(quad, &buf); len(poly) >= 3 {
-			for i, q := range poly {
-				p := v.screen(q)
-				if i == 0 {
-					dc.MoveTo(p[0], p[1])
-				} else {
-					dc.LineTo(p[0], p[1])
-				}
+		if poly := v.clip(quad, &r.scratch); len(poly) >= 3 {
+			r.grown = r.grown[:0]
+			for _, q := range poly {
+				r.grown = append(r.grown, v.screen(q))
 			}
-			dc.ClosePath()
-			dc.SetColor(g.Fill)
-			dc.Fill()
+			r.fill(dst, r.grown, g.Fill)
 		}
 	}
-	dc.SetColor(g.Color)
-	dc.SetLineWidth(1)
+	// Every line is a quad one pixel wide, all in one path drawn once
+	// over the image: a quad per Draw would blend every pixel of its
+	// bounding box, most of the image for a long diagonal line. The quads
+	// turn the same way (their width is the direction turned by 90°), so
+	// where lines cross their coverage adds up, capped at full.
+	r.ras.Reset(dst.Rect.Dx(), dst.Rect.Dy())
+	ox, oy := float64(dst.Rect.Min.X), float64(dst.Rect.Min.Y)
+	lines := 0
 	line := func(a, b [3]float64) {
-		if a, b, ok := v.clipSegment(a, b); ok {
-			p, q := v.screen(a), v.screen(b)
-			dc.DrawLine(p[0], p[1], q[0], q[1])
+		a, b, ok := v.clipSegment(a, b)
+		if !ok {
+			return
 		}
+		p, q := v.screen(a), v.screen(b)
+		dx, dy := q[0]-p[0], q[1]-p[1]
+		l := math.Hypot(dx, dy)
+		if !(l > 1e-9) {
+			return
+		}
+		nx, ny := -dy/l/2, dx/l/2 // half a pixel across the line
+		quad := [4][2]float64{{p[0] + nx, p[1] + ny}, {q[0] + nx, q[1] + ny}, {q[0] - nx, q[1] - ny}, {p[0] - nx, p[1] - ny}}
+		r.ras.MoveTo(float32(quad[0][0]-ox), float32(quad[0][1]-oy))
+		for _, c := range quad[1:] {
+			r.ras.LineTo(float32(c[0]-ox), float32(c[1]-oy))
+		}
+		r.ras.ClosePath()
+		lines++
 	}
 	for i := -g.Lines; i <= g.Lines; i++ {
 		s := float64(i) * g.Spacing
 		line(at(s, -half), at(s, half))
 		line(at(-half, s), at(half, s))
 	}
-	dc.Stroke()
+	if lines > 0 {
+		r.ras.Draw(dst, dst.Rect, r.uniformOf(g.Color), image.Point{})
+	}
 }
 
 // drawTitle writes text on a translucent band at the top left.

@@ -456,15 +456,35 @@ func TestRender512Bunnies(t *testing.T) {
 	}
 }
 
+// BenchmarkRender512Bunnies draws the 512 bunnies of the paper's
+// avalanche (461,824 triangles) into the same image again and again:
+// alone at 1280×720, and as irtcd demo3d draws its frames (640×400, the
+// ground's grid, a title).
 func BenchmarkRender512Bunnies(b *testing.B) {
 	inst, cam := bunnies512(b)
-	var r view3d.Renderer
-	dst := image.NewRGBA(image.Rect(0, 0, 1280, 720))
-	b.ResetTimer()
-	for range b.N {
-		if err := r.RenderInto(dst, cam, inst); err != nil {
-			b.Fatal(err)
-		}
+	grid := view3d.WithGrid(view3d.Grid{Spacing: 1, Lines: 30, Color: color.RGBA{0x9a, 0x9a, 0x9a, 0xff}, Fill: color.RGBA{0xe6, 0xe3, 0xdc, 0xff}})
+	for _, bc := range []struct {
+		name string
+		w, h int
+		opts []view3d.Option
+	}{
+		{"alone", 1280, 720, nil},
+		{"frame", 640, 400, []view3d.Option{grid, view3d.WithTitle("avalanche, 512 objects")}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var r view3d.Renderer
+			dst := image.NewRGBA(image.Rect(0, 0, bc.w, bc.h))
+			if err := r.RenderInto(dst, cam, inst, bc.opts...); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := r.RenderInto(dst, cam, inst, bc.opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -520,5 +540,33 @@ func TestPalette(t *testing.T) {
 		t.Errorf("mean error per channel %.2f levels (worst %d), want at most 2", mean, worst)
 	} else {
 		t.Logf("mean error per channel %.2f levels (worst %d); bunnies on %d pixels", mean, worst, lit)
+	}
+}
+
+// TestRenderIntoAllocs: drawing a scene again into the same image reuses
+// the Renderer's buffers and colours: at most a couple of allocations, not
+// one per triangle or pixel (a title's text, drawn by gg, allocates for its
+// glyphs; it is left out).
+func TestRenderIntoAllocs(t *testing.T) {
+	bunny := loadBunny(t)
+	cam := view3d.Camera{Eye: mgl64.Vec3{2, 1.5, 2.5}, Target: mgl64.Vec3{-0.5, 0, -0.4}, Up: mgl64.Vec3{0, 1, 0}}
+	inst := []view3d.Instance{
+		{Shape: bunny, Pose: narrow.Identity},
+		{Shape: bunny, Pose: narrow.Pose{Pos: mgl64.Vec3{-1.2, 0, -1}, Rot: mgl64.QuatIdent()}},
+	}
+	opts := []view3d.Option{view3d.WithGrid(view3d.Grid{Center: mgl64.Vec3{0, -0.67, 0}, Normal: mgl64.Vec3{0, 1, 0}, Spacing: 0.5, Lines: 10,
+		Color: color.RGBA{0x9a, 0x9a, 0x9a, 0xff}, Fill: color.RGBA{0xe6, 0xe3, 0xdc, 0xff}})}
+	img := image.NewRGBA(image.Rect(0, 0, 200, 150))
+	var r view3d.Renderer
+	if err := r.RenderInto(img, cam, inst, opts...); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := r.RenderInto(img, cam, inst, opts...); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("%.0f allocations to draw %d triangles again", allocs, 2*bunny.NumPrims())
 	}
 }
