@@ -83,7 +83,7 @@ type Backend struct {
 	sinks     []sink               // per worker: see doDecide
 	times     narrow.DetectTimes   // of the last Detect that succeeded
 	ids       map[uint64]int32     // batch index of this step's pairs without state
-	idsCap    int                  // the batch size ids was made for
+	idsCap    int                  // the number of IDs ids was made for
 	fresh     []int32              // jobs whose state came from Store.New this step
 	sums      []blockSum           // per block of pairBlock jobs: what merge gathered for the commit
 	open      []int32              // per block of pairBlock jobs: the valid ones that doCheck did not claim a state for

@@ -14,13 +14,6 @@ import (
 // Eq. 2 but may be clear in both directions gets its clearance searches
 // (run on every worker) before the decision is final (see decide).
 func (b *Backend) prepare(pairs []narrow.Pair) {
-	if len(pairs) > b.idsCap {
-		// Sized for the batch at once (every pair may be new) rather
-		// than grown entry by entry through the lookups.
-		b.ids, b.idsCap = make(map[uint64]int32, len(pairs)), len(pairs)
-	} else {
-		clear(b.ids)
-	}
 	b.fresh = b.fresh[:0]
 	n := len(pairs)
 	blocks := (n + pairBlock - 1) / pairBlock
@@ -36,6 +29,21 @@ func (b *Backend) prepare(pairs []narrow.Pair) {
 	b.pairs = pairs
 	b.pool.run(blocks, b.runCheck)
 	b.pairs = nil
+	// The IDs identify records: those of the pairs doCheck claimed no
+	// state for (every pair with the standard method, the new ones on a
+	// steady step). The map is made for that many at once, not grown
+	// entry by entry through the lookups, and made again only when more
+	// are needed than it was made for: a batch that grows by a few pairs
+	// a step does not make a map of the whole batch at every step.
+	need := 0
+	for _, open := range b.open {
+		need += int(open)
+	}
+	if need > b.idsCap {
+		b.ids, b.idsCap = make(map[uint64]int32, need), need
+	} else {
+		clear(b.ids)
+	}
 	keep := b.params.Method != narrow.MethodStandard
 	anyOpen := false
 	for k, open := range b.open {

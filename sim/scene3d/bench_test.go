@@ -268,6 +268,58 @@ func BenchmarkAvalancheReplay(b *testing.B) {
 	}
 }
 
+// freeFall records, once per process, the narrow phase's input of the
+// full avalanche's phase A (512 bunnies, its first 19 steps, simulated
+// with the standard method): a batch of 3,800 to 4,400 pairs, growing by
+// 25 to 40 a step, none of them touching yet.
+var freeFall = sync.OnceValues(func() (*benchscene.Recorder, error) {
+	rec, _, err := record(scene3d.Avalanche(), 512, narrow.MethodStandard, 0)
+	if err == nil {
+		rec.Batches = rec.Batches[:19]
+	}
+	return rec, err
+})
+
+// BenchmarkFreeFall times the narrow phase's steps 1 to 18 of the full
+// avalanche (freeFall), replayed through a fresh backend of each method
+// on every core: after the first step (every pair new, not timed), a
+// large batch that grows by a few pairs a step, where the iterative
+// methods have almost nothing to do but their bookkeeping. Metrics:
+// Detect's mean time per step and its parts (narrow.DetectTimes).
+func BenchmarkFreeFall(b *testing.B) {
+	rec, err := freeFall()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+		b.Run("method="+m.String(), func(b *testing.B) {
+			var t time.Duration
+			var parts detectParts
+			steps := 0
+			var res narrow.Result
+			for i := 0; i < b.N; i++ {
+				be, err := cpubackend.New(narrow.Params{Method: m})
+				if err != nil {
+					b.Fatal(err)
+				}
+				err = rec.ReplayTimed(context.Background(), be, &res, nil, func(k int, res *narrow.Result, d time.Duration) {
+					if k > 0 {
+						t += d
+						parts.add(be.LastDetectTimes())
+						steps++
+					}
+				})
+				be.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
+			parts.report(b, steps)
+		})
+	}
+}
+
 var (
 	restOnce sync.Once
 	restRec  *benchscene.Recorder
