@@ -409,15 +409,15 @@ func (r *Renderer) RenderInto(dst *image.RGBA, cam Camera, inst []Instance, opts
 		return err
 	}
 
-	if r.dc == nil || r.dcImg != dst {
-		r.dc, r.dcImg = gg.NewContextForRGBA(dst), dst
-	}
 	drawSky(dst, o.sky)
 	if o.grid != nil {
 		r.drawGrid(dst, &v, o.grid)
 	}
 	r.paint(dst, inst, o.grow)
 	if o.title != "" {
+		if r.dc == nil || r.dcImg != dst { // gg only writes the title
+			r.dc, r.dcImg = gg.NewContextForRGBA(dst), dst
+		}
 		drawTitle(r.dc, o.title, o.textColor)
 	}
 	return nil
