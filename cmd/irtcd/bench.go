@@ -123,7 +123,22 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	rev := commit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	sections, err := experiment.Run(ctx, cfg, names)
+	probe, err := narrow.LoadOBJ(filepath.Join(*testdata, "bunny.obj"))
+	if err != nil {
+		return fail(exitFail, "speed probe: %v", err)
+	}
+	speed := func() (experiment.Speed, error) {
+		return experiment.MeasureSpeed(ctx, probe, speedRays, speedWords)
+	}
+	start, err := speed()
+	var sections []*experiment.Section
+	if err == nil {
+		sections, err = experiment.Run(ctx, cfg, names)
+	}
+	var end experiment.Speed
+	if err == nil {
+		end, err = speed()
+	}
 	if bar != nil {
 		bar.Finish()
 		fmt.Fprintln(stderr)
@@ -139,13 +154,15 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		cmdline += " " + strings.Join(args, " ")
 	}
 	rep := &experiment.Report{
-		Title:    "irtcd against the IRTCD papers: results",
-		Machine:  mach,
-		Commit:   rev,
-		Go:       runtime.Version(),
-		Command:  "go run ./cmd/" + cmdline,
-		Scale:    *scale,
-		Sections: sections,
+		Title:      "irtcd against the IRTCD papers: results",
+		Machine:    mach,
+		Commit:     rev,
+		Go:         runtime.Version(),
+		SpeedStart: start,
+		SpeedEnd:   end,
+		Command:    "go run ./cmd/" + cmdline,
+		Scale:      *scale,
+		Sections:   sections,
 	}
 	if err := os.MkdirAll(reportDir, 0o755); err != nil {
 		return fail(exitFail, "%v", err)
@@ -164,6 +181,14 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "wrote %s (%d sections, plots in %s)\n", *out, len(sections), *plots)
 	return exitOK
 }
+
+// The speed probe's size (experiment.MeasureSpeed): about two seconds at
+// each end of a bench, its loads over 64 MiB, more than any cache of the
+// machines it runs on.
+const (
+	speedRays  = 200_000
+	speedWords = 16 << 20
+)
 
 // nameWidth is the length of the longest experiment name.
 func nameWidth() int {
