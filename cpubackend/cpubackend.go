@@ -105,6 +105,8 @@ type Backend struct {
 	slots     map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
 	noClear   bool                    // no clear path (tests: it must change no result)
 	wakeAll   bool                    // wake every helper at a step's first phase of more than one item (benchmarks: the way before prepHelpers)
+	work      int64                   // the last step's work that helpers could share, ns (pool.work); see gated
+	steps     uint64                  // steps begun, for gated's probes
 	allEdges  bool                    // search all edges at every step (tests: keeping pairs of edges must change no result)
 	ctx       context.Context
 	stop      atomic.Bool
@@ -332,9 +334,19 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	if b.params.Method != narrow.MethodStandard {
 		b.store.BeginBatch(len(pairs)) // doCheck claims states by batch index
 	}
+	gated := b.gated()
+	b.steps++
+	b.pool.want = 0 // no session is open: the step's first wakes helpers
+	b.pool.work.Store(0)
+	defer func() { b.work = b.pool.work.Load() }()
 	b.pool.size = b.prepHelpers(len(pairs))
+	if gated {
+		b.pool.size = 0
+	}
 	b.prepare(pairs)
-	b.pool.grow(b.workHelpers())
+	if !gated {
+		b.pool.grow(b.workHelpers())
+	}
 
 	b.ctx = ctx
 	b.stop.Store(false)
@@ -442,6 +454,27 @@ func (b *Backend) prepHelpers(n int) int {
 	}
 	return min(b.workers-1, (n-1)/pairBlock)
 }
+
+// gated reports whether a step wakes no helper at all: when the work
+// that helpers could share at the last step (the items of its phases of
+// more than one item, pool.work) took less than wakeGate times what
+// waking one helper costs the caller (pool.wakeNS, measured at each
+// wake-up). On this repository's 2-core virtual machine a wake-up costs
+// the caller about 29 µs, and a helper joins late: the 100 tori's steps
+// (about 300 pairs, 0.3 ms) took 20 % longer with the helper woken than
+// on the caller alone, and as long when it never parked (docs/
+// BENCHMARKS.md, "Steps too small to wake a helper"). Every
+// wakeProbe-th step wakes helpers as the counts say, which measures the
+// wake-up's cost again. The step's results do not depend on it.
+func (b *Backend) gated() bool {
+	return !b.wakeAll && b.pool.wakeNS > 0 && b.work < wakeGate*b.pool.wakeNS && b.steps%wakeProbe != 0
+}
+
+// wakeGate and wakeProbe tune gated.
+const (
+	wakeGate  = 16
+	wakeProbe = 256
+)
 
 // workHelpers returns how many helpers the step's work items wake: one
 // per work item beyond the caller's, up to every helper. With wakeAll it

@@ -3,6 +3,7 @@ package cpubackend
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -205,16 +206,7 @@ func TestStepHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := func(n int, gap float64) []narrow.Pair {
-		ps := make([]narrow.Pair, n)
-		for i := range ps {
-			x := 10 * float64(i)
-			ps[i] = narrow.Pair{ID: uint64(i), A: id, B: id,
-				PoseA: narrow.Pose{Pos: mgl64.Vec3{x, 0, 0}, Rot: mgl64.QuatIdent()},
-				PoseB: narrow.Pose{Pos: mgl64.Vec3{x, 2 + gap, 0}, Rot: mgl64.QuatIdent()}}
-		}
-		return ps
-	}
+	batch := func(n int, gap float64) []narrow.Pair { return cubePairs(id, n, gap) }
 	var res narrow.Result
 	for _, tc := range []struct {
 		name  string
@@ -227,6 +219,7 @@ func TestStepHelpers(t *testing.T) {
 		{"three pairs", batch(3, -0.1), 6, 5},
 		{"300 pairs", batch(300, -0.1), 600, 7},
 	} {
+		b.pool.wakeNS = 0 // the counts decide (see TestWakeGate)
 		if err := b.Detect(context.Background(), tc.pairs, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -251,5 +244,83 @@ func TestStepHelpers(t *testing.T) {
 	}
 	if all.pool.want != 7 {
 		t.Errorf("WithWakeAll: %d helpers woken for one pair, want 7", all.pool.want)
+	}
+}
+
+// cubePairs returns n pairs of the cube shape id, one above the other
+// with the given gap (negative: overlapping), 10 apart along x.
+func cubePairs(id narrow.ShapeID, n int, gap float64) []narrow.Pair {
+	ps := make([]narrow.Pair, n)
+	for i := range ps {
+		x := 10 * float64(i)
+		ps[i] = narrow.Pair{ID: uint64(i), A: id, B: id,
+			PoseA: narrow.Pose{Pos: mgl64.Vec3{x, 0, 0}, Rot: mgl64.QuatIdent()},
+			PoseB: narrow.Pose{Pos: mgl64.Vec3{x, 2 + gap, 0}, Rot: mgl64.QuatIdent()}}
+	}
+	return ps
+}
+
+// TestWakeGate: a step wakes no helper when the work helpers could share
+// at the last step (pool.work) took less than wakeGate wake-ups
+// (pool.wakeNS, measured when helpers are woken), except at every
+// wakeProbe-th step; the results are those of one worker whatever the
+// gate decides.
+func TestWakeGate(t *testing.T) {
+	cube, err := narrow.NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := New(narrow.Params{}, WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	b, err := New(narrow.Params{}, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var id narrow.ShapeID
+	for _, be := range []*Backend{one, b} {
+		if id, err = be.RegisterShape(cube); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pairs := cubePairs(id, 300, -0.1)
+	var want, got narrow.Result
+	for k, tc := range []struct {
+		name   string
+		wakeNS int64 // set before the step (-1: leave as measured)
+		probe  bool  // the step is a probe (steps%wakeProbe == 0)
+		woken  int   // helpers the step wakes
+	}{
+		{"first step: cost unknown", 0, false, 1},
+		{"as measured, after a step of work", -1, false, -1},
+		{"wake-ups dearer than the work", 1 << 40, false, 0},
+		{"wake-ups cheap", 1, false, 1},
+		{"dear, but a probe", 1 << 40, true, 1},
+	} {
+		if tc.wakeNS >= 0 {
+			b.pool.wakeNS = tc.wakeNS
+		}
+		b.steps = 1
+		if tc.probe {
+			b.steps = wakeProbe
+		}
+		if err := one.Detect(context.Background(), pairs, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Detect(context.Background(), pairs, &got); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.woken >= 0 && b.pool.want != tc.woken:
+			t.Errorf("%s: %d helpers woken, want %d", tc.name, b.pool.want, tc.woken)
+		case k == 0 && !(b.pool.wakeNS > 0 && b.work > 0):
+			t.Errorf("%s: wake-up cost %d ns and work %d ns measured, want both > 0", tc.name, b.pool.wakeNS, b.work)
+		}
+		if !reflect.DeepEqual(want.Pairs, got.Pairs) || want.Stats != got.Stats {
+			t.Errorf("%s: results differ from one worker's", tc.name)
+		}
 	}
 }
