@@ -107,6 +107,7 @@ type Backend struct {
 	wakeAll   bool                    // wake every helper at a step's first phase of more than one item (benchmarks: the way before prepHelpers)
 	work      int64                   // the last step's work that helpers could share, ns (pool.work); see gated
 	steps     uint64                  // steps begun, for gated's probes
+	alone     bool                    // the step wakes no helper (gated)
 	allEdges  bool                    // search all edges at every step (tests: keeping pairs of edges must change no result)
 	ctx       context.Context
 	stop      atomic.Bool
@@ -334,19 +335,14 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	if b.params.Method != narrow.MethodStandard {
 		b.store.BeginBatch(len(pairs)) // doCheck claims states by batch index
 	}
-	gated := b.gated()
+	b.alone = b.gated()
 	b.steps++
 	b.pool.want = 0 // no session is open: the step's first wakes helpers
 	b.pool.work.Store(0)
 	defer func() { b.work = b.pool.work.Load() }()
 	b.pool.size = b.prepHelpers(len(pairs))
-	if gated {
-		b.pool.size = 0
-	}
 	b.prepare(pairs)
-	if !gated {
-		b.pool.grow(b.workHelpers())
-	}
+	b.pool.grow(b.workHelpers())
 
 	b.ctx = ctx
 	b.stop.Store(false)
@@ -447,8 +443,12 @@ func (b *Backend) LastDetectTimes() narrow.DetectTimes {
 // hundred pairs thus leaves most helpers parked through its short
 // per-pair passes, where helpers that find no item only compete for the
 // phase's counters; on 16 cores (BENCHMARKS, "Multi-core") steps of 204
-// and 424 pairs took 6 and 9 % less time than with every helper woken.
+// and 424 pairs took 6 and 9 % less time than with every helper woken. A
+// step that runs alone (gated) wakes none.
 func (b *Backend) prepHelpers(n int) int {
+	if b.alone {
+		return 0
+	}
 	if b.wakeAll {
 		return b.workers - 1
 	}
@@ -477,11 +477,12 @@ const (
 )
 
 // workHelpers returns how many helpers the step's work items wake: one
-// per work item beyond the caller's, up to every helper. With wakeAll it
-// wakes none: the session the first phase of more than one item opens
-// wakes every helper (pool.size), as before.
+// per work item beyond the caller's, up to every helper; none for a step
+// that runs alone (gated). With wakeAll it wakes none: the session the
+// first phase of more than one item opens wakes every helper (pool.size),
+// as before.
 func (b *Backend) workHelpers() int {
-	if b.wakeAll {
+	if b.alone || b.wakeAll {
 		return 0
 	}
 	return min(b.workers-1, len(b.tasks)-1)
