@@ -49,10 +49,11 @@ type Option func(*Backend)
 
 // WithWorkers sets the number of goroutines (default GOMAXPROCS at New).
 // A step wakes only the helpers it can use, but on many cores small
-// scenes may do better with fewer: on 16 Xeon cores, steps of about 200
-// pairs took 16 % less time on 8 workers than on 16, and steps of 36
-// pairs 15 % less on 4, while steps of 400 pairs and more were fastest
-// on all 16 (docs/BENCHMARKS.md, "Steps too small to wake a helper").
+// scenes may do better with fewer: in one sweep on 16 Xeon cores, steps
+// of about 200 pairs took 16 % less time on 8 workers than on 16, and
+// steps of 36 pairs 15 % less on 4, while steps of 400 pairs and more
+// were fastest on all 16 (docs/BENCHMARKS.md, "Steps too small to wake
+// a helper").
 func WithWorkers(n int) Option { return func(b *Backend) { b.workers = max(1, n) } }
 
 // WithTracer makes the backend trace its standard rays through t, one
