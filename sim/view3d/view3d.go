@@ -27,7 +27,6 @@
 package view3d
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"image"
@@ -35,7 +34,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/fogleman/gg"
@@ -350,6 +348,11 @@ type Renderer struct {
 	scr     [][2]float64 // their pixel positions (valid when in)
 	base    []int        // first vertex of each instance in cam/scr
 	items   []item
+	sorted  []item   // scratch: the items in paint order (sortFarFirst)
+	keys    []uint64 // scratch: the items' sort keys and their order,
+	keys2   []uint64 // twice (sortFarFirst)
+	order   []int32
+	order2  []int32
 	clipped [][][2]float64  // clipped polygons, in pixels
 	scratch [2][][3]float64 // clipping buffers
 	grown   [][2]float64    // scratch: the triangle being painted
@@ -512,16 +515,82 @@ func (r *Renderer) collect(v *view, inst []Instance, o *options, w, h int) error
 			r.items = append(r.items, it)
 		}
 	}
-	slices.SortFunc(r.items, func(x, y item) int {
-		if c := cmp.Compare(y.depth, x.depth); c != 0 {
-			return c // farther first
-		}
-		if c := cmp.Compare(x.inst, y.inst); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.tri, y.tri)
-	})
+	r.sortFarFirst()
 	return nil
+}
+
+// sortFarFirst sorts the items for the painter: farther first, and those
+// at the same depth in the order collect appended them (by instance, then
+// triangle). It is a stable radix sort on the depths' bits, a byte at a
+// time, which skips the bytes every depth shares: a frame's tens of
+// thousands of triangles sorted in a fraction of the comparisons' time.
+// The order is the one cmp.Compare on (depth descending, instance,
+// triangle) gives: −0 and +0 tie, and NaN comes last.
+func (r *Renderer) sortFarFirst() {
+	n := len(r.items)
+	if n < 2 {
+		return
+	}
+	r.keys, r.order = resize(r.keys, n), resize(r.order, n)
+	r.keys2, r.order2 = resize(r.keys2, n), resize(r.order2, n)
+	var count [8][256]int32
+	for i := range r.items {
+		k := farFirstKey(r.items[i].depth)
+		r.keys[i], r.order[i] = k, int32(i)
+		for b := range 8 {
+			count[b][byte(k>>(8*b))]++
+		}
+	}
+	keys, order, keys2, order2 := r.keys, r.order, r.keys2, r.order2
+	for b := range 8 {
+		c := &count[b]
+		if c[byte(keys[0]>>(8*b))] == int32(n) {
+			continue // every key has this byte
+		}
+		var at int32
+		for d := range c {
+			c[d], at = at, at+c[d]
+		}
+		for i, k := range keys {
+			d := byte(k >> (8 * b))
+			j := c[d]
+			c[d]++
+			keys2[j], order2[j] = k, order[i]
+		}
+		keys, keys2, order, order2 = keys2, keys, order2, order
+	}
+	r.sorted = resize(r.sorted, n)
+	for i, j := range order {
+		r.sorted[i] = r.items[j]
+	}
+	r.items, r.sorted = r.sorted, r.items
+}
+
+// farFirstKey maps a depth to a key whose ascending order is the depths'
+// descending order, −0 and +0 to the same key and NaN after every number.
+func farFirstKey(d float64) uint64 {
+	switch {
+	case d != d:
+		return math.MaxUint64
+	case d == 0:
+		d = 0 // −0 as +0
+	}
+	u := math.Float64bits(d)
+	if u>>63 == 0 {
+		u |= 1 << 63 // positive: above every negative
+	} else {
+		u = ^u // negative: the more negative, the lower
+	}
+	return ^u // descending
+}
+
+// resize returns s with length n, reusing its array when it is large
+// enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
 }
 
 // shade scales c's colour channels by k in [0, 1], keeping alpha.
