@@ -34,6 +34,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fogleman/gg"
@@ -531,8 +532,8 @@ func (r *Renderer) sortFarFirst() {
 	if n < 2 {
 		return
 	}
-	r.keys, r.order = resize(r.keys, n), resize(r.order, n)
-	r.keys2, r.order2 = resize(r.keys2, n), resize(r.order2, n)
+	r.keys, r.order = slices.Grow(r.keys[:0], n)[:n], slices.Grow(r.order[:0], n)[:n]
+	r.keys2, r.order2 = slices.Grow(r.keys2[:0], n)[:n], slices.Grow(r.order2[:0], n)[:n]
 	var count [8][256]int32
 	for i := range r.items {
 		k := farFirstKey(r.items[i].depth)
@@ -559,7 +560,7 @@ func (r *Renderer) sortFarFirst() {
 		}
 		keys, keys2, order, order2 = keys2, keys, order2, order
 	}
-	r.sorted = resize(r.sorted, n)
+	r.sorted = slices.Grow(r.sorted[:0], n)[:n]
 	for i, j := range order {
 		r.sorted[i] = r.items[j]
 	}
@@ -582,15 +583,6 @@ func farFirstKey(d float64) uint64 {
 		u = ^u // negative: the more negative, the lower
 	}
 	return ^u // descending
-}
-
-// resize returns s with length n, reusing its array when it is large
-// enough.
-func resize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n, n+n/4)
-	}
-	return s[:n]
 }
 
 // shade scales c's colour channels by k in [0, 1], keeping alpha.
