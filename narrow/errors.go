@@ -28,6 +28,7 @@ var (
 	ErrBackendClosed = errors.New("backend closed")
 	ErrTooLarge      = errors.New("shape too large")
 	ErrBadState      = errors.New("malformed saved state")
+	ErrFormat        = errors.New("unknown file format")
 )
 
 // ShapeError reports bad geometry. The fields that do not apply are -1 (or

@@ -45,6 +45,30 @@ func ExampleReadOBJ() {
 	// true
 }
 
+// STL repeats a point at every corner of every facet; the reader welds
+// equal points into one vertex. Errors in an ASCII file name its line.
+func ExampleReadSTL() {
+	facet := func(a, b, c string) string {
+		return "facet normal 0 0 0\n outer loop\n  vertex " + a + "\n  vertex " + b + "\n  vertex " + c + "\n endloop\nendfacet\n"
+	}
+	tetra := "solid tetra\n" +
+		facet("0 0 0", "0 1 0", "1 0 0") + facet("0 0 0", "1 0 0", "0 0 1") +
+		facet("0 0 0", "0 0 1", "0 1 0") + facet("1 0 0", "0 1 0", "0 0 1") +
+		"endsolid tetra\n"
+	s, err := narrow.ReadSTL(strings.NewReader(tetra), "tetra.stl")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.NumVertices(), "vertices,", s.NumPrims(), "triangles")
+
+	flipped := strings.Replace(tetra, "vertex 0 0 1\n  vertex 0 1 0", "vertex 0 1 0\n  vertex 0 0 1", 1)
+	_, err = narrow.ReadSTL(strings.NewReader(flipped), "flipped.stl")
+	fmt.Println(err)
+	// Output:
+	// 4 vertices, 4 triangles
+	// flipped.stl:2: inconsistent winding: primitive 0 and primitive 2: edge 0-1: both triangles traverse the edge in the same direction
+}
+
 // A pose places a shape: world = R(q)·local + t.
 func ExampleNewPose() {
 	p, err := narrow.NewPose(mgl64.Vec3{1, 2, 3}, mgl64.Quat{W: 2}) // normalised to the identity

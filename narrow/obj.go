@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -26,12 +25,7 @@ const objMaxQuote = 32
 // mesh from it, as ReadOBJ does with name set to path. Errors opening or
 // reading the file wrap the underlying os error.
 func LoadOBJ(path string) (*Shape, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("narrow: load OBJ: %w", err)
-	}
-	defer f.Close()
-	return ReadOBJ(f, path)
+	return loadMesh(path, parseOBJ)
 }
 
 // ReadOBJ parses a Wavefront OBJ stream with ParseOBJ and builds a closed
@@ -50,21 +44,7 @@ func ReadOBJ(r io.Reader, name string) (*Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewMesh(p.vertices, p.triangles)
-	if err != nil {
-		var se *ShapeError
-		if errors.As(err, &se) {
-			se.File = name
-			switch {
-			case se.Prim >= 0 && se.Prim < len(p.faceLines):
-				se.Line = p.faceLines[se.Prim]
-			case se.Vertex >= 0 && se.Vertex < len(p.vertexLines):
-				se.Line = p.vertexLines[se.Vertex]
-			}
-		}
-		return nil, err
-	}
-	return s, nil
+	return p.build(name)
 }
 
 // ParseOBJ parses the geometry of a Wavefront OBJ stream without building a
@@ -107,12 +87,33 @@ func ParseOBJ(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]i
 	return p.vertices, p.triangles, p.faceLines, nil
 }
 
-// objData is the result of parseOBJ.
-type objData struct {
+// meshData is a parsed mesh file: its vertices and triangles, and for a
+// text format the lines that defined them.
+type meshData struct {
 	vertices    []mgl64.Vec3
-	vertexLines []int // 1-based line of each v statement
+	vertexLines []int // 1-based line of each vertex's definition (nil: none)
 	triangles   [][3]int
-	faceLines   []int // 1-based line of the f statement of each triangle
+	faceLines   []int // 1-based line of the statement of each triangle (nil: none)
+}
+
+// build makes the shape of d with NewMesh, completing its errors with the
+// file's name and the line to blame: a triangle's statement, or a vertex's.
+func (d *meshData) build(name string) (*Shape, error) {
+	s, err := NewMesh(d.vertices, d.triangles)
+	if err != nil {
+		var se *ShapeError
+		if errors.As(err, &se) {
+			se.File = name
+			switch {
+			case se.Prim >= 0 && se.Prim < len(d.faceLines):
+				se.Line = d.faceLines[se.Prim]
+			case se.Vertex >= 0 && se.Vertex < len(d.vertexLines):
+				se.Line = d.vertexLines[se.Vertex]
+			}
+		}
+		return nil, err
+	}
+	return s, nil
 }
 
 // objParser holds the state of one parse.
@@ -120,7 +121,7 @@ type objParser struct {
 	name    string
 	line    int   // 1-based number of the current line
 	corners []int // scratch for the corners of the current face
-	objData
+	meshData
 }
 
 // fail returns a *ShapeError of the given kind located at the current line.
@@ -131,7 +132,7 @@ func (p *objParser) fail(kind error, format string, args ...any) *ShapeError {
 	return e
 }
 
-func parseOBJ(r io.Reader, name string) (*objData, error) {
+func parseOBJ(r io.Reader, name string) (*meshData, error) {
 	p := &objParser{name: name}
 	br := bufio.NewReader(r)
 	var long []byte // accumulates lines longer than br's buffer
@@ -174,7 +175,7 @@ func parseOBJ(r io.Reader, name string) (*objData, error) {
 			}
 		}
 	}
-	return &p.objData, nil
+	return &p.meshData, nil
 }
 
 // errLineTooLong is returned by readLine for a line over objMaxLineBytes.

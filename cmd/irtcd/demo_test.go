@@ -203,12 +203,21 @@ func TestDemo3DWritesImages(t *testing.T) {
 	}
 }
 
-// TestDemo3DMeshes: -mesh drops the given meshes (taken in turn) instead
-// of the scene's, with no test meshes directory needed.
+// TestDemo3DMeshes: -mesh drops the given meshes (taken in turn; OBJ or
+// STL) instead of the scene's, with no test meshes directory needed.
 func TestDemo3DMeshes(t *testing.T) {
 	dir := t.TempDir()
+	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stl bytes.Buffer
+	if err := narrow.WriteSTL(&stl, torus); err != nil {
+		t.Fatal(err)
+	}
+	torusSTL := writeFile(t, dir, "torus.stl", stl.String())
 	out := filepath.Join(dir, "own.gif")
-	code, stdout, stderr := runDemo3DArgs(t, "-mesh", "../../testdata/duck.obj", "-mesh", "../../testdata/torus.obj", "-testdata", dir,
+	code, stdout, stderr := runDemo3DArgs(t, "-mesh", "../../testdata/duck.obj", "-mesh", torusSTL, "-testdata", dir,
 		"-n", "4", "-steps", "20", "-frame-every", "10", "-width", "64", "-out", out)
 	if code != exitOK || !strings.Contains(stdout, "scene avalanche: 4 objects, 20 steps") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)

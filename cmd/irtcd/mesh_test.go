@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/irtcd/irtcd/narrow"
 )
 
 // TestMesh: irtcd mesh prints, per good file, its counts and the solid's
@@ -55,5 +58,50 @@ func TestMesh(t *testing.T) {
 	}
 	if out := mustRun(t, "", "mesh", f.unit); !strings.Contains(out, `"volume":1,`) {
 		t.Errorf("unit cube: %s", out)
+	}
+}
+
+// TestMeshSTL: the mesh and contacts subcommands read STL files (here the
+// bunny as binary STL, narrow.WriteSTL) as they read OBJ files, and name a
+// refused one.
+func TestMeshSTL(t *testing.T) {
+	f := newFixture(t)
+	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bin bytes.Buffer
+	if err := narrow.WriteSTL(&bin, bunny); err != nil {
+		t.Fatal(err)
+	}
+	stl := writeFile(t, f.dir, "bunny.STL", bin.String())
+	cut := writeFile(t, f.dir, "cut.stl", bin.String()[:bin.Len()-30])
+
+	var fromOBJ, fromSTL meshJSON
+	for _, m := range []struct {
+		path string
+		dst  *meshJSON
+	}{{"../../testdata/bunny.obj", &fromOBJ}, {stl, &fromSTL}} {
+		if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", m.path)), m.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fromSTL.Vertices != 453 || fromSTL.Triangles != 902 || fromSTL.Components != 1 || math.Abs(fromSTL.Volume-fromOBJ.Volume) > 1e-6*fromOBJ.Volume {
+		t.Errorf("bunny.STL: %+v; want the OBJ's counts and volume %v", fromSTL, fromOBJ.Volume)
+	}
+	code, _, errOut := runArgs(t, "", "mesh", cut)
+	if code != exitUsage || !strings.Contains(errOut, "cut.stl: syntax error: primitive 901") {
+		t.Errorf("truncated STL: exit %d, stderr %q", code, errOut)
+	}
+
+	count := func(a string) int {
+		var out outputJSON
+		if err := json.Unmarshal([]byte(mustRun(t, "", "contacts", "-a", a, "-b", a, "-pose-b", "0.2 0.9 0 1 0 0 0")), &out); err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Contacts)
+	}
+	if n, m := count("../../testdata/bunny.obj"), count(stl); n == 0 || n != m {
+		t.Errorf("contacts: %d from the OBJ files, %d from the STL files; want the same, not 0", n, m)
 	}
 }

@@ -74,7 +74,8 @@ func LoadMesh(dir, name string, size float64) (*narrow.Shape, error) {
 	return LoadMeshFile(filepath.Join(dir, name+".obj"), size)
 }
 
-// LoadMeshFile reads the OBJ file at path as LoadMesh reads dir/name.obj.
+// LoadMeshFile reads the mesh file at path (OBJ or STL, by its extension:
+// narrow.ParseMesh) as LoadMesh reads dir/name.obj.
 func LoadMeshFile(path string, size float64) (*narrow.Shape, error) {
 	k := meshKey{path, size}
 	meshMu.Lock()
@@ -87,7 +88,7 @@ func LoadMeshFile(path string, size float64) (*narrow.Shape, error) {
 		return nil, fmt.Errorf("scene3d: %w", err)
 	}
 	defer f.Close()
-	verts, tris, _, err := narrow.ParseOBJ(f, path)
+	verts, tris, err := narrow.ParseMesh(f, path)
 	if err != nil {
 		return nil, fmt.Errorf("scene3d: %w", err)
 	}

@@ -1,0 +1,68 @@
+package narrow
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// meshParser returns the parser of the mesh format that name's extension
+// names (.obj or .stl, in any case).
+func meshParser(name string) (func(io.Reader, string) (*meshData, error), error) {
+	switch ext := filepath.Ext(name); strings.ToLower(ext) {
+	case ".obj":
+		return parseOBJ, nil
+	case ".stl":
+		return parseSTL, nil
+	default:
+		e := newShapeError(ErrFormat, fmt.Sprintf("extension %q, want .obj or .stl", ext))
+		e.File = name
+		return nil, e
+	}
+}
+
+// LoadMesh reads the mesh file at path in the format its extension names
+// and builds a closed triangle mesh from it: .obj as LoadOBJ does, .stl as
+// LoadSTL does (in any case). Another extension is refused with a
+// *ShapeError wrapping ErrFormat.
+func LoadMesh(path string) (*Shape, error) {
+	parse, err := meshParser(path)
+	if err != nil {
+		return nil, err
+	}
+	return loadMesh(path, parse)
+}
+
+// loadMesh opens the file at path, parses it with parse and builds its
+// shape.
+func loadMesh(path string, parse func(io.Reader, string) (*meshData, error)) (*Shape, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("narrow: load mesh: %w", err)
+	}
+	defer f.Close()
+	d, err := parse(f, path)
+	if err != nil {
+		return nil, err
+	}
+	return d.build(path)
+}
+
+// ParseMesh parses a mesh stream in the format name's extension names
+// (.obj: ParseOBJ, .stl: ParseSTL, in any case) without building a shape.
+// Another extension is refused with a *ShapeError wrapping ErrFormat.
+func ParseMesh(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]int, err error) {
+	parse, err := meshParser(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := parse(r, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.vertices, d.triangles, nil
+}
