@@ -10,9 +10,13 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
+// meshParse parses a mesh stream of one format; name identifies it in
+// errors.
+type meshParse func(r io.Reader, name string) (*meshData, error)
+
 // meshParser returns the parser of the mesh format that name's extension
 // names (.obj or .stl, in any case).
-func meshParser(name string) (func(io.Reader, string) (*meshData, error), error) {
+func meshParser(name string) (meshParse, error) {
 	switch ext := filepath.Ext(name); strings.ToLower(ext) {
 	case ".obj":
 		return parseOBJ, nil
@@ -37,19 +41,23 @@ func LoadMesh(path string) (*Shape, error) {
 	return loadMesh(path, parse)
 }
 
-// loadMesh opens the file at path, parses it with parse and builds its
-// shape.
-func loadMesh(path string, parse func(io.Reader, string) (*meshData, error)) (*Shape, error) {
+// loadMesh opens the file at path and reads it with readMesh.
+func loadMesh(path string, parse meshParse) (*Shape, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("narrow: load mesh: %w", err)
 	}
 	defer f.Close()
-	d, err := parse(f, path)
+	return readMesh(f, path, parse)
+}
+
+// readMesh parses r with parse and builds its shape.
+func readMesh(r io.Reader, name string, parse meshParse) (*Shape, error) {
+	d, err := parse(r, name)
 	if err != nil {
 		return nil, err
 	}
-	return d.build(path)
+	return d.build(name)
 }
 
 // ParseMesh parses a mesh stream in the format name's extension names

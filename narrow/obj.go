@@ -40,11 +40,7 @@ func LoadOBJ(path string) (*Shape, error) {
 // the triangle, for one it finds in a vertex it is the line of that vertex's
 // v statement.
 func ReadOBJ(r io.Reader, name string) (*Shape, error) {
-	p, err := parseOBJ(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return p.build(name)
+	return readMesh(r, name, parseOBJ)
 }
 
 // ParseOBJ parses the geometry of a Wavefront OBJ stream without building a

@@ -492,6 +492,29 @@ var objSentinels = []error{
 	ErrNonManifold, ErrWinding, ErrSyntax, ErrTooLarge,
 }
 
+// checkRead fails unless a mesh reader returned either a shape or an
+// error, and the error is a *ShapeError naming file and wrapping one of
+// the sentinel errors.
+func checkRead(t *testing.T, s *Shape, err error, file string) {
+	t.Helper()
+	if err == nil {
+		if s == nil || s.NumVertices() <= 0 {
+			t.Fatalf("no error and shape %v", s)
+		}
+		return
+	}
+	if s != nil {
+		t.Fatalf("a shape and error %v", err)
+	}
+	if !slices.ContainsFunc(objSentinels, func(k error) bool { return errors.Is(err, k) }) {
+		t.Fatalf("error %q (%T) wraps none of the sentinel errors", err, err)
+	}
+	var se *ShapeError
+	if !errors.As(err, &se) || se.File != file {
+		t.Fatalf("error %q is not a *ShapeError naming %s", err, file)
+	}
+}
+
 func FuzzReadOBJ(f *testing.F) {
 	for _, tt := range objValid {
 		f.Add([]byte(tt.src))
@@ -509,22 +532,7 @@ func FuzzReadOBJ(f *testing.F) {
 	f.Add([]byte("v -1e308 -1e308 -1e308\nv 1e308 -1e308 -1e308\nv -1e308 1e308 -1e308\nv -1e308 -1e308 1e308\n" + tetraFaces))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ReadOBJ(bytes.NewReader(data), "fuzz.obj")
-		if err == nil {
-			if s == nil || s.NumVertices() <= 0 {
-				t.Fatalf("ReadOBJ returned no error and shape %v", s)
-			}
-		} else {
-			if s != nil {
-				t.Fatalf("ReadOBJ returned a shape and error %v", err)
-			}
-			if !slices.ContainsFunc(objSentinels, func(k error) bool { return errors.Is(err, k) }) {
-				t.Fatalf("error %q (%T) wraps none of the sentinel errors", err, err)
-			}
-			var se *ShapeError
-			if !errors.As(err, &se) || se.File != "fuzz.obj" {
-				t.Fatalf("error %q is not a *ShapeError naming fuzz.obj", err)
-			}
-		}
+		checkRead(t, s, err, "fuzz.obj")
 
 		verts, tris, lines, perr := ParseOBJ(bytes.NewReader(data), "fuzz.obj")
 		if perr != nil {

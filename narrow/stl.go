@@ -44,11 +44,7 @@ func LoadSTL(path string) (*Shape, error) {
 // finds in triangle i, the line of its facet statement; for one in a
 // vertex, the line where the point first appears.
 func ReadSTL(r io.Reader, name string) (*Shape, error) {
-	d, err := parseSTL(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return d.build(name)
+	return readMesh(r, name, parseSTL)
 }
 
 // ParseSTL parses the geometry of an STL stream, ASCII or binary, without

@@ -207,15 +207,7 @@ func TestDemo3DWritesImages(t *testing.T) {
 // STL) instead of the scene's, with no test meshes directory needed.
 func TestDemo3DMeshes(t *testing.T) {
 	dir := t.TempDir()
-	torus, err := narrow.LoadOBJ("../../testdata/torus.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stl bytes.Buffer
-	if err := narrow.WriteSTL(&stl, torus); err != nil {
-		t.Fatal(err)
-	}
-	torusSTL := writeFile(t, dir, "torus.stl", stl.String())
+	torusSTL := writeFile(t, dir, "torus.stl", stlOf(t, "../../testdata/torus.obj"))
 	out := filepath.Join(dir, "own.gif")
 	code, stdout, stderr := runDemo3DArgs(t, "-mesh", "../../testdata/duck.obj", "-mesh", torusSTL, "-testdata", dir,
 		"-n", "4", "-steps", "20", "-frame-every", "10", "-width", "64", "-out", out)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -61,21 +60,28 @@ func TestMesh(t *testing.T) {
 	}
 }
 
+// stlOf returns the OBJ file at path as binary STL (narrow.WriteSTL).
+func stlOf(t *testing.T, path string) string {
+	t.Helper()
+	s, err := narrow.LoadOBJ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := narrow.WriteSTL(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestMeshSTL: the mesh and contacts subcommands read STL files (here the
 // bunny as binary STL, narrow.WriteSTL) as they read OBJ files, and name a
 // refused one.
 func TestMeshSTL(t *testing.T) {
 	f := newFixture(t)
-	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bin bytes.Buffer
-	if err := narrow.WriteSTL(&bin, bunny); err != nil {
-		t.Fatal(err)
-	}
-	stl := writeFile(t, f.dir, "bunny.STL", bin.String())
-	cut := writeFile(t, f.dir, "cut.stl", bin.String()[:bin.Len()-30])
+	bin := stlOf(t, "../../testdata/bunny.obj")
+	stl := writeFile(t, f.dir, "bunny.STL", bin)
+	cut := writeFile(t, f.dir, "cut.stl", bin[:len(bin)-30])
 
 	var fromOBJ, fromSTL meshJSON
 	for _, m := range []struct {
