@@ -69,6 +69,53 @@ func ExampleReadSTL() {
 	// flipped.stl:2: inconsistent winding: primitive 0 and primitive 2: edge 0-1: both triangles traverse the edge in the same direction
 }
 
+// A PLY file's faces may be polygons (here the quads of a unit cube);
+// properties and elements irtcd does not use (a colour, an edge list) are
+// read past.
+func ExampleReadPLY() {
+	cube := `ply
+format ascii 1.0
+comment a unit cube
+element vertex 8
+property float x
+property float y
+property float z
+property uchar red
+element face 6
+property list uchar int vertex_indices
+element edge 1
+property int vertex1
+property int vertex2
+end_header
+0 0 0 255
+1 0 0 255
+1 1 0 255
+0 1 0 255
+0 0 1 0
+1 0 1 0
+1 1 1 0
+0 1 1 0
+4 0 3 2 1
+4 4 5 6 7
+4 0 1 5 4
+4 2 3 7 6
+4 0 4 7 3
+4 1 2 6 5
+0 6
+`
+	s, err := narrow.ReadPLY(strings.NewReader(cube), "cube.ply")
+	if err != nil {
+		panic(err)
+	}
+	m, err := s.MassProps(1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.NumVertices(), "vertices,", s.NumPrims(), "triangles, volume", m.Mass)
+	// Output:
+	// 8 vertices, 12 triangles, volume 1
+}
+
 // A pose places a shape: world = R(q)·local + t.
 func ExampleNewPose() {
 	p, err := narrow.NewPose(mgl64.Vec3{1, 2, 3}, mgl64.Quat{W: 2}) // normalised to the identity

@@ -1,6 +1,7 @@
 package narrow
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -15,15 +16,17 @@ import (
 type meshParse func(r io.Reader, name string) (*meshData, error)
 
 // meshParser returns the parser of the mesh format that name's extension
-// names (.obj or .stl, in any case).
+// names (.obj, .stl or .ply, in any case).
 func meshParser(name string) (meshParse, error) {
 	switch ext := filepath.Ext(name); strings.ToLower(ext) {
 	case ".obj":
 		return parseOBJ, nil
 	case ".stl":
 		return parseSTL, nil
+	case ".ply":
+		return parsePLY, nil
 	default:
-		e := newShapeError(ErrFormat, fmt.Sprintf("extension %q, want .obj or .stl", ext))
+		e := newShapeError(ErrFormat, fmt.Sprintf("extension %q, want .obj, .stl or .ply", ext))
 		e.File = name
 		return nil, e
 	}
@@ -31,8 +34,8 @@ func meshParser(name string) (meshParse, error) {
 
 // LoadMesh reads the mesh file at path in the format its extension names
 // and builds a closed triangle mesh from it: .obj as LoadOBJ does, .stl as
-// LoadSTL does (in any case). Another extension is refused with a
-// *ShapeError wrapping ErrFormat.
+// LoadSTL does, .ply as LoadPLY does (in any case). Another extension is
+// refused with a *ShapeError wrapping ErrFormat.
 func LoadMesh(path string) (*Shape, error) {
 	parse, err := meshParser(path)
 	if err != nil {
@@ -61,7 +64,8 @@ func readMesh(r io.Reader, name string, parse meshParse) (*Shape, error) {
 }
 
 // ParseMesh parses a mesh stream in the format name's extension names
-// (.obj: ParseOBJ, .stl: ParseSTL, in any case) without building a shape.
+// (.obj: ParseOBJ, .stl: ParseSTL, .ply: ParsePLY, in any case) without
+// building a shape.
 // Another extension is refused with a *ShapeError wrapping ErrFormat.
 func ParseMesh(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]int, err error) {
 	parse, err := meshParser(name)
@@ -73,4 +77,45 @@ func ParseMesh(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]
 		return nil, nil, err
 	}
 	return d.vertices, d.triangles, nil
+}
+
+// tokens splits a text stream (ASCII STL, ASCII PLY data) into white-space
+// separated tokens, keeping each one's line.
+type tokens struct {
+	br   *bufio.Reader
+	long []byte
+	rest []byte // what is left of the current line
+	line int
+	eof  bool
+}
+
+// next returns the next token (valid until the next call) or nil at the
+// end of the stream.
+func (s *tokens) next() ([]byte, error) {
+	for {
+		var tok []byte
+		tok, s.rest = nextField(s.rest)
+		switch {
+		case len(tok) > 0:
+			return tok, nil
+		case s.eof:
+			return nil, nil
+		}
+		line, err := readLine(s.br, &s.long)
+		switch {
+		case err == io.EOF:
+			s.eof = true
+			continue
+		case err == errLineTooLong:
+			s.line++
+			return nil, ErrTooLarge
+		case err != nil:
+			return nil, err
+		}
+		s.line++
+		if s.line == 1 {
+			line = trimBOM(line)
+		}
+		s.rest = line
+	}
 }

@@ -224,50 +224,9 @@ func (w *welder) binary(br *bufio.Reader) error {
 	return nil
 }
 
-// stlTokens splits an ASCII STL stream into white-space separated tokens,
-// keeping each one's line.
-type stlTokens struct {
-	br   *bufio.Reader
-	long []byte
-	rest []byte // what is left of the current line
-	line int
-	eof  bool
-}
-
-// next returns the next token (valid until the next call) or nil at the
-// end of the stream.
-func (s *stlTokens) next() ([]byte, error) {
-	for {
-		var tok []byte
-		tok, s.rest = nextField(s.rest)
-		switch {
-		case len(tok) > 0:
-			return tok, nil
-		case s.eof:
-			return nil, nil
-		}
-		line, err := readLine(s.br, &s.long)
-		switch {
-		case err == io.EOF:
-			s.eof = true
-			continue
-		case err == errLineTooLong:
-			s.line++
-			return nil, ErrTooLarge
-		case err != nil:
-			return nil, err
-		}
-		s.line++
-		if s.line == 1 {
-			line = trimBOM(line)
-		}
-		s.rest = line
-	}
-}
-
 // ascii reads an ASCII STL stream (see ParseSTL).
 func (w *welder) ascii(br *bufio.Reader) error {
-	s := stlTokens{br: br}
+	s := tokens{br: br}
 	tok := func() ([]byte, error) {
 		t, err := s.next()
 		switch {

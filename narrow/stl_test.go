@@ -373,7 +373,7 @@ func TestLoadMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{"b.obj": obj, "b.OBJ": obj, "b.stl": bin.Bytes(), "b.Stl": []byte(asciiSTL(bunny, false, "\n")), "b.ply": obj, "b": obj}
+	files := map[string][]byte{"b.obj": obj, "b.OBJ": obj, "b.stl": bin.Bytes(), "b.Stl": []byte(asciiSTL(bunny, false, "\n")), "b.PLY": []byte(plyOf(bunny, "ascii", plyLayout{})), "b.off": obj, "b": obj}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -385,7 +385,7 @@ func TestLoadMesh(t *testing.T) {
 			s, err := LoadMesh(path)
 			verts, tris, perr := ParseMesh(bytes.NewReader(files[name]), path)
 			ext := strings.ToLower(filepath.Ext(name))
-			if ext != ".obj" && ext != ".stl" {
+			if ext != ".obj" && ext != ".stl" && ext != ".ply" {
 				var se *ShapeError
 				if !errors.Is(err, ErrFormat) || !errors.As(err, &se) || se.File != path || !errors.Is(perr, ErrFormat) {
 					t.Fatalf("LoadMesh = %v, ParseMesh = %v; want *ShapeErrors wrapping ErrFormat naming %s", err, perr, path)

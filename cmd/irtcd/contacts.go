@@ -26,18 +26,18 @@ import (
 const contactsDoc = `usage: irtcd contacts -a FILE -b FILE [-pose-a POSE] [-pose-b POSE] [flags]
        irtcd contacts -cases FILE [flags]
 
-Computes the contacts of two closed triangle meshes read from Wavefront OBJ
-or STL files (.obj, .stl) and prints them as one JSON object followed by a newline:
+Computes the contacts of two closed triangle meshes read from Wavefront OBJ,
+STL or PLY files (.obj, .stl, .ply) and prints them as one JSON object followed by a newline:
 
   {"contacts":[{"from":"a","vertex":12,"prim":345,"p":[x,y,z],"depth":d,"dir":[x,y,z]}]}
 
 A contact comes from vertex "vertex" of body "from" ("a" or "b") whose ray hit
 primitive "prim" of the other body. "p" is the world position of that vertex,
 and moving the "from" body by depth·dir brings p onto the other body's
-surface. In an OBJ file, vertex indices follow the v statements and
-primitive indices the faces after fan triangulation; in an STL file,
+surface. In an OBJ or PLY file, vertex indices follow the file's vertices
+and primitive indices its faces after fan triangulation; in an STL file,
 primitives are its facets and vertices its distinct points in order of
-first appearance; both from 0. Contacts are sorted by "from"
+first appearance; all from 0. Contacts are sorted by "from"
 ("a" first) then "vertex"; no contact prints {"contacts":[]}. With
 -speculative (and -method predictive) a negative depth is a speculative
 contact: p lies outside the other body, and moving the "from" body by
@@ -114,8 +114,8 @@ func badInput(format string, args ...any) error {
 func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("contacts", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported below, in one line
-	fileA := fs.String("a", "", "mesh `FILE` of body a (.obj or .stl)")
-	fileB := fs.String("b", "", "mesh `FILE` of body b (.obj or .stl)")
+	fileA := fs.String("a", "", "mesh `FILE` of body a (.obj, .stl or .ply)")
+	fileB := fs.String("b", "", "mesh `FILE` of body b (.obj, .stl or .ply)")
 	poseA := fs.String("pose-a", identityPose, "`POSE` of body a: \"tx ty tz qw qx qy qz\"")
 	poseB := fs.String("pose-b", identityPose, "`POSE` of body b: \"tx ty tz qw qx qy qz\"")
 	method := fs.String("method", "standard", "`algorithm`: standard, iterative or predictive. A single query has no\n"+

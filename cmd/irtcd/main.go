@@ -48,8 +48,8 @@ type command struct {
 // commands lists the subcommands in the order usage shows them. A new
 // subcommand (demo, bench, ...) is one more entry here.
 var commands = []command{
-	{name: "contacts", summary: "contact points between two meshes (OBJ, STL), or for a file of cases", run: runContacts},
-	{name: "mesh", summary: "check meshes (OBJ, STL) as irtcd reads them and print their properties", run: runMesh},
+	{name: "contacts", summary: "contact points between two meshes (OBJ, STL, PLY), or for a file of cases", run: runContacts},
+	{name: "mesh", summary: "check meshes (OBJ, STL, PLY) as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 	{name: "demo3d", summary: "simulate a 3D rigid-body scene (sim/rigid) through irtcd and write an animated GIF", run: runDemo3D},
 	{name: "bench", summary: "run the papers' experiments and write docs/RESULTS.md with their numbers next to ours", run: runBench},

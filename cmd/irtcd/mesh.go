@@ -14,9 +14,10 @@ import (
 const meshDoc = `usage: irtcd mesh FILE...
 
 Checks mesh files as irtcd reads them (closed, consistently oriented
-2-manifold triangle meshes): Wavefront OBJ (.obj, faces fan-triangulated)
-and STL (.stl, ASCII or binary, corners at equal coordinates welded into one
-vertex). It prints one JSON object per good file, one per line:
+2-manifold triangle meshes): Wavefront OBJ (.obj, faces fan-triangulated),
+STL (.stl, ASCII or binary, corners at equal coordinates welded into one
+vertex) and PLY (.ply, ASCII or binary, faces fan-triangulated). It prints
+one JSON object per good file, one per line:
 
   {"file":"bunny.obj","vertices":453,"triangles":902,"components":1,"min":[x,y,z],"max":[x,y,z],
    "size":s,"volume":v,"centroid":[x,y,z],"avg_triangle":a,"thickness":t,
@@ -71,7 +72,7 @@ func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "irtcd mesh: need at least one mesh file (.obj or .stl) (run 'irtcd mesh -h' for usage)")
+		fmt.Fprintln(stderr, "irtcd mesh: need at least one mesh file (.obj, .stl or .ply) (run 'irtcd mesh -h' for usage)")
 		return exitUsage
 	}
 	enc := json.NewEncoder(stdout)

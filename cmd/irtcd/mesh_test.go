@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -74,10 +75,10 @@ func stlOf(t *testing.T, path string) string {
 	return b.String()
 }
 
-// TestMeshSTL: the mesh and contacts subcommands read STL files (here the
-// bunny as binary STL, narrow.WriteSTL) as they read OBJ files, and name a
-// refused one.
-func TestMeshSTL(t *testing.T) {
+// TestMeshFormats: the mesh and contacts subcommands read STL files (here
+// the bunny as binary STL, narrow.WriteSTL) and PLY files as they read OBJ
+// files, and name a refused one.
+func TestMeshFormats(t *testing.T) {
 	f := newFixture(t)
 	bin := stlOf(t, "../../testdata/bunny.obj")
 	stl := writeFile(t, f.dir, "bunny.STL", bin)
@@ -98,6 +99,21 @@ func TestMeshSTL(t *testing.T) {
 	code, _, errOut := runArgs(t, "", "mesh", cut)
 	if code != exitUsage || !strings.Contains(errOut, "cut.stl: syntax error: primitive 901") {
 		t.Errorf("truncated STL: exit %d, stderr %q", code, errOut)
+	}
+
+	// The half cube as PLY: its quads fan-triangulated, as in OBJ.
+	var ply strings.Builder
+	ply.WriteString("ply\nformat ascii 1.0\nelement vertex 8\nproperty double x\nproperty double y\nproperty double z\nelement face 6\nproperty list uchar int vertex_indices\nend_header\n")
+	for _, v := range [8][3]float64{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}} {
+		fmt.Fprintf(&ply, "%g %g %g\n", v[0]/2, v[1]/2, v[2]/2)
+	}
+	ply.WriteString("4 0 3 2 1\n4 4 5 6 7\n4 0 1 5 4\n4 3 7 6 2\n4 0 4 7 3\n4 1 2 6 5\n")
+	var cube meshJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", writeFile(t, f.dir, "half.ply", ply.String()))), &cube); err != nil {
+		t.Fatal(err)
+	}
+	if cube.Vertices != 8 || cube.Triangles != 12 || !near(cube.Volume, 0.125) {
+		t.Errorf("half.ply: %+v; want 8 vertices, 12 triangles, volume 0.125", cube)
 	}
 
 	count := func(a string) int {

@@ -74,8 +74,8 @@ func LoadMesh(dir, name string, size float64) (*narrow.Shape, error) {
 	return LoadMeshFile(filepath.Join(dir, name+".obj"), size)
 }
 
-// LoadMeshFile reads the mesh file at path (OBJ or STL, by its extension:
-// narrow.ParseMesh) as LoadMesh reads dir/name.obj.
+// LoadMeshFile reads the mesh file at path (OBJ, STL or PLY, by its
+// extension: narrow.ParseMesh) as LoadMesh reads dir/name.obj.
 func LoadMeshFile(path string, size float64) (*narrow.Shape, error) {
 	k := meshKey{path, size}
 	meshMu.Lock()
@@ -125,7 +125,7 @@ func LoadMeshFile(path string, size float64) (*narrow.Shape, error) {
 const CustomSize = 1.3
 
 // meshes returns the scene's meshes with their names: p.Meshes loaded at
-// size (names: the files' base names without .obj) if set, else those own
+// size (names: the files' base names without their extension) if set, else those own
 // returns from the directory of test meshes (FindMeshDir(p.MeshDir)).
 func (p SceneParams) meshes(size float64, own func(dir string) ([]*narrow.Shape, []string, error)) ([]*narrow.Shape, []string, error) {
 	if len(p.Meshes) == 0 {

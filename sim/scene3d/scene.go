@@ -23,7 +23,7 @@ type SceneParams struct {
 	// MeshDir is the directory holding bunny.obj, torus.obj, teddy.obj and
 	// duck.obj ("": FindMeshDir's search for testdata/).
 	MeshDir string
-	// Meshes, if set, are mesh files, OBJ or STL (closed, oriented
+	// Meshes, if set, are mesh files, OBJ, STL or PLY (closed, oriented
 	// 2-manifolds, as narrow.ParseMesh reads them), that replace the scene's own meshes,
 	// used in turn wherever the scene takes its meshes in turn, centred
 	// and scaled to the size of those they replace (CustomSize in the
