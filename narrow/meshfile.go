@@ -72,6 +72,11 @@ func ParseMesh(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]
 	if err != nil {
 		return nil, nil, err
 	}
+	return parse.arrays(r, name)
+}
+
+// arrays parses r with parse and returns its vertices and triangles.
+func (parse meshParse) arrays(r io.Reader, name string) ([]mgl64.Vec3, [][3]int, error) {
 	d, err := parse(r, name)
 	if err != nil {
 		return nil, nil, err

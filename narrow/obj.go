@@ -92,6 +92,31 @@ type meshData struct {
 	faceLines   []int // 1-based line of the statement of each triangle (nil: none)
 }
 
+// check refuses d if it has no vertex or no triangle, or a triangle that
+// names a vertex it does not have (numbered from first in the message, as
+// the file numbers them).
+func (d *meshData) check(name string, first int) error {
+	nv := len(d.vertices)
+	if nv == 0 || len(d.triangles) == 0 {
+		e := newShapeError(ErrEmpty, fmt.Sprintf("%d vertices, %d faces", nv, len(d.triangles)))
+		e.File = name
+		return e
+	}
+	for i, t := range d.triangles {
+		for _, v := range t {
+			if v >= nv {
+				e := newShapeError(ErrIndexRange, fmt.Sprintf("vertex %d referenced, but the file defines %d", v+first, nv))
+				e.File, e.Prim = name, i
+				if i < len(d.faceLines) {
+					e.Line = d.faceLines[i]
+				}
+				return e
+			}
+		}
+	}
+	return nil
+}
+
 // build makes the shape of d with NewMesh, completing its errors with the
 // file's name and the line to blame: a triangle's statement, or a vertex's.
 func (d *meshData) build(name string) (*Shape, error) {
@@ -152,24 +177,10 @@ func parseOBJ(r io.Reader, name string) (*meshData, error) {
 		}
 	}
 
-	nv := len(p.vertices)
-	if nv == 0 || len(p.triangles) == 0 {
-		e := newShapeError(ErrEmpty, fmt.Sprintf("%d vertices, %d faces", nv, len(p.triangles)))
-		e.File = name
-		return nil, e
-	}
 	// Positive references may name vertices defined later in the file, so
 	// they are checked against the final count.
-	for i, t := range p.triangles {
-		for _, v := range t {
-			if v >= nv {
-				e := newShapeError(ErrIndexRange, fmt.Sprintf("vertex %d referenced, but the file defines %d", v+1, nv))
-				e.File = name
-				e.Line = p.faceLines[i]
-				e.Prim = i
-				return nil, e
-			}
-		}
+	if err := p.check(name, 1); err != nil {
+		return nil, err
 	}
 	return &p.meshData, nil
 }

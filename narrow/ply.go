@@ -75,11 +75,7 @@ func ReadPLY(r io.Reader, name string) (*Shape, error) {
 // line of the offending header line, vertex or face. An error from r is
 // returned wrapped.
 func ParsePLY(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]int, err error) {
-	d, err := parsePLY(r, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return d.vertices, d.triangles, nil
+	return meshParse(parsePLY).arrays(r, name)
 }
 
 // plyType is the type of a PLY value.
@@ -160,25 +156,10 @@ func parsePLY(r io.Reader, name string) (*meshData, error) {
 	if err := p.data(elems); err != nil {
 		return nil, err
 	}
-	nv := len(p.vertices)
-	if nv == 0 || len(p.triangles) == 0 {
-		e := newShapeError(ErrEmpty, fmt.Sprintf("%d vertices, %d faces", nv, len(p.triangles)))
-		e.File = name
-		return nil, e
-	}
 	// Faces may come before the vertices: their corners are checked
 	// against the final count.
-	for i, t := range p.triangles {
-		for _, v := range t {
-			if v >= nv {
-				e := newShapeError(ErrIndexRange, fmt.Sprintf("vertex %d referenced, but the file has %d", v, nv))
-				e.File, e.Prim = name, i
-				if p.faceLines != nil {
-					e.Line = p.faceLines[i]
-				}
-				return nil, e
-			}
-		}
+	if err := p.check(name, 0); err != nil {
+		return nil, err
 	}
 	return &p.meshData, nil
 }
@@ -284,7 +265,7 @@ func (p *plyParser) header() ([]plyElement, error) {
 			if !format {
 				return nil, p.fail(ErrSyntax, "end_header before the format line")
 			}
-			return elems, p.check(elems)
+			return elems, p.checkHeader(elems)
 		default:
 			return nil, p.fail(ErrSyntax, "unknown header keyword %s", quote(f[0]))
 		}
@@ -339,9 +320,9 @@ func (p *plyParser) roles(el *plyElement) ([]int, error) {
 	return roles, nil
 }
 
-// check checks the header's elements as a whole and sets their
+// checkHeader checks the header's elements as a whole and sets their
 // properties' roles.
-func (p *plyParser) check(elems []plyElement) error {
+func (p *plyParser) checkHeader(elems []plyElement) error {
 	seen := map[string]bool{}
 	for k := range elems {
 		el := &elems[k]

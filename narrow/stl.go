@@ -85,11 +85,7 @@ func ReadSTL(r io.Reader, name string) (*Shape, error) {
 // Line is the 1-based line of the offending token. An error from r is
 // returned wrapped.
 func ParseSTL(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]int, err error) {
-	d, err := parseSTL(r, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return d.vertices, d.triangles, nil
+	return meshParse(parseSTL).arrays(r, name)
 }
 
 func parseSTL(r io.Reader, name string) (*meshData, error) {
