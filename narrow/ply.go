@@ -67,8 +67,8 @@ func ReadPLY(r io.Reader, name string) (*Shape, error) {
 // ErrSyntax (a malformed header line or value, a missing vertex
 // coordinate or face list, a face with fewer than three corners, the
 // stream ending early or holding more than its header says), ErrIndexRange
-// (a face corner naming a vertex the file does not have; Prim names the
-// face's first triangle), ErrNonFinite (a NaN or infinite coordinate;
+// (a face corner naming a vertex the file does not have; Prim names a
+// triangle of that face), ErrNonFinite (a NaN or infinite coordinate;
 // Vertex names the vertex), ErrEmpty (no vertex or no face) or ErrTooLarge
 // (more than 1<<26 vertices, triangles or bytes in a line, or more than
 // 1024 elements or properties). In an ASCII stream, Line is the 1-based

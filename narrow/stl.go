@@ -103,10 +103,8 @@ func parseSTL(r io.Reader, name string) (*meshData, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(w.triangles) == 0 {
-		e := newShapeError(ErrEmpty, "no facet")
-		e.File = name
-		return nil, e
+	if err := w.check(name, 0); err != nil {
+		return nil, err
 	}
 	return &w.meshData, nil
 }
