@@ -354,6 +354,21 @@ func (s *Shape) finish() {
 	s.tEps = 1e-9 * s.scale
 	s.hullMin, s.hullMax = s.bounds.Min, s.bounds.Max
 	s.padBox(&s.hullMin, &s.hullMax)
+	for k := range s.dop {
+		s.dop[k] = [2]float64{math.Inf(1), math.Inf(-1)}
+	}
+	for _, v := range s.verts {
+		for k, ax := range dopAxis {
+			p := ax[0]*v[0] + ax[1]*v[1] + ax[2]*v[2]
+			s.dop[k][0], s.dop[k][1] = min(s.dop[k][0], p), max(s.dop[k][1], p)
+		}
+	}
+	// The outside grid reads only the vertices, primitives, box and DOP,
+	// which nothing below changes: it is built beside the BVH, the edges
+	// and the exits (a third of a mesh's construction each way), and is
+	// the same grid whichever finishes first.
+	grid := make(chan *outsideGrid, 1)
+	go func() { grid <- buildOutsideGrid(s) }()
 	s.buildBVH()
 	s.buildEdges()
 	s.exit = make([]float64, len(s.verts))
@@ -368,16 +383,7 @@ func (s *Shape) finish() {
 			s.thick = e
 		}
 	}
-	for k := range s.dop {
-		s.dop[k] = [2]float64{math.Inf(1), math.Inf(-1)}
-	}
-	for _, v := range s.verts {
-		for k, ax := range dopAxis {
-			p := ax[0]*v[0] + ax[1]*v[1] + ax[2]*v[2]
-			s.dop[k][0], s.dop[k][1] = min(s.dop[k][0], p), max(s.dop[k][1], p)
-		}
-	}
-	s.grid = buildOutsideGrid(s) // after the box and the DOP
+	s.grid = <-grid
 	s.vorder = blockOrder(s.verts)
 	for lo := 0; lo < len(s.verts); lo += VertexBlock {
 		blk := s.BlockVertices(lo / VertexBlock)
