@@ -116,6 +116,31 @@ end_header
 	// 8 vertices, 12 triangles, volume 1
 }
 
+// A mesh written one vertex per triangle corner (here two triangles of
+// a tetrahedron's four, as an unindexed buffer holds them) has every edge
+// open until its equal vertices are merged.
+func ExampleWeld() {
+	verts := []mgl64.Vec3{
+		{0, 0, 0}, {0, 1, 0}, {1, 0, 0}, // triangle 0
+		{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, // triangle 1
+		{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, // triangle 2
+		{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, // triangle 3
+	}
+	tris := [][3]int{{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}}
+	_, err := narrow.NewMesh(verts, tris)
+	fmt.Println(err)
+
+	welded, wtris, first := narrow.Weld(verts, tris)
+	s, err := narrow.NewMesh(welded, wtris)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.NumVertices(), "vertices, the first of each at", first, "; triangles", wtris)
+	// Output:
+	// open boundary: primitive 0: edge 0-1: edge belongs to one triangle only (8 vertices lie exactly where another does: narrow.Weld merges them)
+	// 4 vertices, the first of each at [0 1 2 5] ; triangles [[0 1 2] [0 2 3] [0 3 1] [2 1 3]]
+}
+
 // A pose places a shape: world = R(q)·local + t.
 func ExampleNewPose() {
 	p, err := narrow.NewPose(mgl64.Vec3{1, 2, 3}, mgl64.Quat{W: 2}) // normalised to the identity

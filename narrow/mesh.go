@@ -119,7 +119,11 @@ func (s *Shape) validateMesh() error {
 		lo, hi := int(edges[i].key>>32), int(edges[i].key&0xffffffff)
 		switch {
 		case j-i == 1:
-			e := newShapeError(ErrOpenBoundary, "edge belongs to one triangle only")
+			detail := "edge belongs to one triangle only"
+			if n := s.coincident(); n > 0 {
+				detail += fmt.Sprintf(" (%d vertices lie exactly where another does: narrow.Weld merges them)", n)
+			}
+			e := newShapeError(ErrOpenBoundary, detail)
 			e.Prim, e.Edge = int(edges[i].tri), [2]int{lo, hi}
 			return e
 		case j-i > 2:

@@ -94,7 +94,7 @@ func parseSTL(r io.Reader, name string) (*meshData, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("narrow: read STL %s: %w", name, err)
 	}
-	w := welder{name: name, index: make(map[[3]float64]int)}
+	w := welder{name: name, index: pointIndex{}}
 	if isASCIISTL(head) {
 		err = w.ascii(br)
 	} else {
@@ -125,7 +125,7 @@ func isASCIISTL(head []byte) bool {
 // distinct point.
 type welder struct {
 	name  string
-	index map[[3]float64]int
+	index pointIndex
 	meshData
 }
 
@@ -149,20 +149,14 @@ func (w *welder) triangle(c *[3][3]float64, line int, lines *[3]int) error {
 	}
 	var tri [3]int
 	for k := range c {
-		p := c[k]
-		for j := range p {
-			if !finite(p[j]) {
-				return w.fail(ErrNonFinite, lines[k], t, "corner %d, coordinate %d is %v", k, j, p[j])
-			}
-			if p[j] == 0 {
-				p[j] = 0 // −0 and +0 are one point
+		for j, x := range c[k] {
+			if !finite(x) {
+				return w.fail(ErrNonFinite, lines[k], t, "corner %d, coordinate %d is %v", k, j, x)
 			}
 		}
-		i, ok := w.index[p]
-		if !ok {
-			i = len(w.vertices)
-			w.index[p] = i
-			w.vertices = append(w.vertices, mgl64.Vec3(p))
+		i, added := w.index.add(c[k], len(w.vertices))
+		if added {
+			w.vertices = append(w.vertices, w.index.point(c[k]))
 			if line > 0 {
 				w.vertexLines = append(w.vertexLines, lines[k])
 			}

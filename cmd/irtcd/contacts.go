@@ -128,6 +128,7 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	edges := fs.Float64("edges", 0, "edge-on-edge contacts between the convex edges bent by more than this `angle`\n"+
 		"(degrees, between the two faces' normals; 0: none, as vertex rays alone); a box's\n"+
 		"edges bend by 90")
+	weld := fs.Bool("weld", false, "merge each mesh's vertices at equal coordinates first (narrow.Weld;\nvertex indices are then the welded mesh's)")
 	speculative := fs.Bool("speculative", false, "with -method predictive, also print the predictions as speculative\ncontacts: depth < 0 is minus the gap to the surface the vertex's opposite ray enters")
 
 	fail := func(err error) int {
@@ -192,6 +193,7 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer d.close()
+	d.weld = *weld
 
 	if set["cases"] {
 		return d.runCases(*casesFile, stdin, stdout, fail)
@@ -328,6 +330,7 @@ func (d *detector) runCase(text []byte) ([]byte, error) {
 
 // detector holds the backend of a run and the shapes registered with it.
 type detector struct {
+	weld   bool // merge the meshes' vertices at equal coordinates (-weld)
 	be     *cpubackend.Backend
 	shapes map[string]narrow.ShapeID // by cleaned path
 	res    narrow.Result
@@ -350,7 +353,7 @@ func (d *detector) shape(path string) (narrow.ShapeID, error) {
 	if id, ok := d.shapes[key]; ok {
 		return id, nil
 	}
-	s, err := narrow.LoadMesh(path)
+	s, err := loadShape(path, d.weld)
 	if err != nil {
 		return -1, err
 	}

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/irtcd/irtcd/narrow"
 )
 
-const meshDoc = `usage: irtcd mesh FILE...
+const meshDoc = `usage: irtcd mesh [-weld] FILE...
 
 Checks mesh files as irtcd reads them (closed, consistently oriented
 2-manifold triangle meshes): Wavefront OBJ (.obj, faces fan-triangulated),
@@ -37,6 +38,11 @@ convex edges (narrow.Shape.Edge), "edges_over_60" those bent by more than
 irtcd refuses is reported on standard error, naming the file, line and
 element at fault; the others are still checked. Exit status 2 if any file
 was refused.
+
+With -weld, the vertices at exactly equal coordinates are merged first
+(narrow.Weld), as for files written one vertex per triangle corner or
+split at texture seams, which are otherwise refused with open boundaries;
+errors then name the welded mesh's vertices and triangles, without lines.
 `
 
 // meshJSON is one line of irtcd mesh's output.
@@ -59,10 +65,34 @@ type meshJSON struct {
 	DisplacementThreshold float64    `json:"displacement_threshold"`
 }
 
+// loadShape reads the mesh file at path (narrow.LoadMesh), welding its
+// vertices first if weld is set.
+func loadShape(path string, weld bool) (*narrow.Shape, error) {
+	if !weld {
+		return narrow.LoadMesh(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	verts, tris, err := narrow.ParseMesh(f, path)
+	if err != nil {
+		return nil, err
+	}
+	verts, tris, _ = narrow.Weld(verts, tris)
+	s, err := narrow.NewMesh(verts, tris)
+	if err != nil {
+		return nil, fmt.Errorf("%s (welded): %w", path, err)
+	}
+	return s, nil
+}
+
 // runMesh is the mesh subcommand.
 func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mesh", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	weld := fs.Bool("weld", false, "merge the vertices at equal coordinates first")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stderr, meshDoc)
@@ -78,7 +108,7 @@ func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	status := exitOK
 	for _, path := range fs.Args() {
-		s, err := narrow.LoadMesh(path)
+		s, err := loadShape(path, *weld)
 		if err != nil {
 			fmt.Fprintf(stderr, "irtcd mesh: %s\n", oneLine(err.Error()))
 			status = exitUsage

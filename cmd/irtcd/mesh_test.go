@@ -127,3 +127,35 @@ func TestMeshFormats(t *testing.T) {
 		t.Errorf("contacts: %d from the OBJ files, %d from the STL files; want the same, not 0", n, m)
 	}
 }
+
+// TestMeshWeld: a cube written with four vertices of its own per face is
+// refused with a hint to weld, and read with -weld (mesh and contacts).
+func TestMeshWeld(t *testing.T) {
+	f := newFixture(t)
+	corners := [8][3]float64{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}}
+	var obj strings.Builder
+	for i, face := range [6][4]int{{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {3, 7, 6, 2}, {0, 4, 7, 3}, {1, 2, 6, 5}} {
+		for _, c := range face {
+			fmt.Fprintf(&obj, "v %g %g %g\n", corners[c][0], corners[c][1], corners[c][2])
+		}
+		fmt.Fprintf(&obj, "f %d %d %d %d\n", 4*i+1, 4*i+2, 4*i+3, 4*i+4)
+	}
+	path := writeFile(t, f.dir, "faces.obj", obj.String())
+	code, _, errOut := runArgs(t, "", "mesh", path)
+	if code != exitUsage || !strings.Contains(errOut, "open boundary") || !strings.Contains(errOut, "16 vertices lie exactly where another does: narrow.Weld") {
+		t.Errorf("unwelded cube: exit %d, stderr %q; want an open boundary and the hint", code, errOut)
+	}
+	var m meshJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", "-weld", path)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Vertices != 8 || m.Triangles != 12 || !near(m.Volume, 1) {
+		t.Errorf("mesh -weld: %+v; want 8 vertices, 12 triangles, volume 1", m)
+	}
+	if out := mustRun(t, "", "contacts", "-weld", "-a", path, "-b", path, "-pose-b", "0.9 0.2 0.3 1 0 0 0"); !strings.Contains(out, `"from":"a"`) {
+		t.Errorf("contacts -weld: %s; want contacts of the two cubes", out)
+	}
+	if code, _, errOut := runArgs(t, "", "mesh", "-weld", f.open); code != exitUsage || !strings.Contains(errOut, "(welded): open boundary") {
+		t.Errorf("mesh -weld on an open mesh: exit %d, stderr %q", code, errOut)
+	}
+}
