@@ -426,10 +426,7 @@ func (p *plyParser) instance(el *plyElement, i int) error {
 			}
 		}
 	}
-	if el.name == "vertex" {
-		if len(p.vertices) >= objMaxElements {
-			return p.fail(ErrTooLarge, "more than %d vertices", objMaxElements)
-		}
+	if el.name == "vertex" { // at most objMaxElements: the header's bound
 		for k, x := range v {
 			if !finite(x) {
 				e := p.fail(ErrNonFinite, "coordinate %d is %v", k, x)
