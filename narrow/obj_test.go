@@ -515,6 +515,31 @@ func checkRead(t *testing.T, s *Shape, err error, file string) {
 	}
 }
 
+// checkParse fails unless a Parse function agreed with its Read twin (s,
+// err): the same error, or arrays whose corners name their vertices and
+// which have the shape's counts if there is one. It reports whether the
+// arrays are there (perr nil).
+func checkParse(t *testing.T, s *Shape, err error, verts []mgl64.Vec3, tris [][3]int, perr error) bool {
+	t.Helper()
+	if perr != nil {
+		if err == nil || perr.Error() != err.Error() {
+			t.Fatalf("Parse error %v, Read error %v", perr, err)
+		}
+		return false
+	}
+	for i, tri := range tris {
+		for _, v := range tri {
+			if v < 0 || v >= len(verts) {
+				t.Fatalf("triangle %d = %v refers outside %d vertices", i, tri, len(verts))
+			}
+		}
+	}
+	if s != nil && (s.NumVertices() != len(verts) || s.NumPrims() != len(tris)) {
+		t.Fatalf("shape has %d vertices, %d triangles; Parse %d, %d", s.NumVertices(), s.NumPrims(), len(verts), len(tris))
+	}
+	return true
+}
+
 func FuzzReadOBJ(f *testing.F) {
 	for _, tt := range objValid {
 		f.Add([]byte(tt.src))
@@ -535,24 +560,8 @@ func FuzzReadOBJ(f *testing.F) {
 		checkRead(t, s, err, "fuzz.obj")
 
 		verts, tris, lines, perr := ParseOBJ(bytes.NewReader(data), "fuzz.obj")
-		if perr != nil {
-			if err == nil || perr.Error() != err.Error() {
-				t.Fatalf("ParseOBJ error %v, ReadOBJ error %v", perr, err)
-			}
-			return
-		}
-		if len(lines) != len(tris) {
+		if checkParse(t, s, err, verts, tris, perr) && len(lines) != len(tris) {
 			t.Fatalf("%d triangles but %d face lines", len(tris), len(lines))
-		}
-		for i, tri := range tris {
-			for _, v := range tri {
-				if v < 0 || v >= len(verts) {
-					t.Fatalf("triangle %d = %v refers outside %d vertices", i, tri, len(verts))
-				}
-			}
-		}
-		if s != nil && (s.NumVertices() != len(verts) || s.NumPrims() != len(tris)) {
-			t.Fatalf("shape has %d vertices, %d triangles; ParseOBJ %d, %d", s.NumVertices(), s.NumPrims(), len(verts), len(tris))
 		}
 	})
 }

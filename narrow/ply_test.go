@@ -338,21 +338,6 @@ func FuzzReadPLY(f *testing.F) {
 		s, err := ReadPLY(bytes.NewReader(data), "fuzz.ply")
 		checkRead(t, s, err, "fuzz.ply")
 		verts, tris, perr := ParsePLY(bytes.NewReader(data), "fuzz.ply")
-		if perr != nil {
-			if err == nil || perr.Error() != err.Error() {
-				t.Fatalf("ParsePLY error %v, ReadPLY error %v", perr, err)
-			}
-			return
-		}
-		for i, tri := range tris {
-			for _, v := range tri {
-				if v < 0 || v >= len(verts) {
-					t.Fatalf("triangle %d = %v refers outside %d vertices", i, tri, len(verts))
-				}
-			}
-		}
-		if s != nil && (s.NumVertices() != len(verts) || s.NumPrims() != len(tris)) {
-			t.Fatalf("shape has %d vertices, %d triangles; ParsePLY %d, %d", s.NumVertices(), s.NumPrims(), len(verts), len(tris))
-		}
+		checkParse(t, s, err, verts, tris, perr)
 	})
 }

@@ -373,14 +373,8 @@ func FuzzReadSTL(f *testing.F) {
 		s, err := ReadSTL(bytes.NewReader(data), "fuzz.stl")
 		verts, tris, perr := ParseSTL(bytes.NewReader(data), "fuzz.stl")
 		checkRead(t, s, err, "fuzz.stl")
-		if err != nil {
-			if perr != nil && perr.Error() != err.Error() {
-				t.Fatalf("ParseSTL error %v, ReadSTL error %v", perr, err)
-			}
+		if !checkParse(t, s, err, verts, tris, perr) || err != nil {
 			return
-		}
-		if perr != nil || s.NumVertices() != len(verts) || s.NumPrims() != len(tris) {
-			t.Fatalf("shape of %d vertices, %d triangles; ParseSTL: %d, %d, %v", s.NumVertices(), s.NumPrims(), len(verts), len(tris), perr)
 		}
 		// A binary stream's coordinates are float32: written back, it
 		// reads back the same.
