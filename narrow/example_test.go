@@ -224,3 +224,22 @@ func ExampleOverlap() {
 	// true
 	// false
 }
+
+// Terrain for a 3D world: a heightfield closed into a slab down to its
+// base, placed by a pose on a static body like any shape.
+func ExampleNewHeightfield() {
+	heights := [][]float64{
+		{0.0, 0.1, 0.0},
+		{0.2, 0.5, 0.2},
+		{0.0, 0.1, 0.0},
+	}
+	ground, err := narrow.NewHeightfield(heights, 1, 1, -1) // 2 m × 2 m, 1 m between points
+	if err != nil {
+		panic(err)
+	}
+	// The surface under (1, 1), seen from above.
+	hit, _ := ground.Trace([3]float64{1, 10, 1}, [3]float64{0, -1, 0}, 0, 0, narrow.TraversalBVH)
+	fmt.Println(ground.NumVertices(), "vertices,", ground.NumPrims(), "triangles; the surface at (1, 1) is at y =", 10-hit.T)
+	// Output:
+	// 18 vertices, 32 triangles; the surface at (1, 1) is at y = 0.5
+}
