@@ -108,7 +108,7 @@ func run(out string) error {
 		tr := b.Pose().Transform()
 		for v := range b.Shape().NumVertices() {
 			p := tr.Apply(b.Shape().Vertex(v))
-			deepest[kind] = max(deepest[kind], surface(heights, p[0], p[2])-p[1])
+			deepest[kind] = max(deepest[kind], surface(terrain, p[0], p[2])-p[1])
 		}
 	}
 	for kind, name := range names {
@@ -145,16 +145,11 @@ func run(out string) error {
 	return nil
 }
 
-// surface returns the terrain's height at world (x, z): that of the
-// triangle of its cell holding the point (cells split from (i, j) to
-// (i+1, j+1), as narrow.NewHeightfield splits them).
-func surface(h [][]float64, x, z float64) float64 {
-	u, v := (x-off)/d, (z-off)/d
-	i, j := min(n-2, max(0, int(u))), min(n-2, max(0, int(v)))
-	u, v = u-float64(i), v-float64(j)
-	a, b, c, e := h[i][j], h[i+1][j], h[i+1][j+1], h[i][j+1]
-	if v >= u {
-		return a + v*(e-a) + u*(c-e)
-	}
-	return a + u*(b-a) + v*(c-b)
+// surface returns the terrain's height at world (x, z): where a ray
+// straight down from above meets it (the terrain's frame is the world's
+// moved by (off, 0, off)).
+func surface(terrain *narrow.Shape, x, z float64) float64 {
+	const top = 100
+	hit, _ := terrain.Trace([3]float64{x - off, top, z - off}, [3]float64{0, -1, 0}, 0, 0, narrow.TraversalBVH)
+	return top - hit.T
 }
