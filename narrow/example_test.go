@@ -243,3 +243,23 @@ func ExampleNewHeightfield() {
 	// Output:
 	// 18 vertices, 32 triangles; the surface at (1, 1) is at y = 0.5
 }
+
+// Round shapes as meshes: their vertices lie on the round surface, so the
+// mesh is inscribed in it and a little smaller.
+func ExampleNewCapsule() {
+	for _, segments := range []int{8, 32} {
+		c, err := narrow.NewCapsule(0.5, 1, segments) // radius 0.5, 3 m from end to end
+		if err != nil {
+			panic(err)
+		}
+		m, err := c.MassProps(1)
+		if err != nil {
+			panic(err)
+		}
+		round := 4.0/3*math.Pi*0.125 + math.Pi*0.25*2
+		fmt.Printf("%d segments: %d vertices, %d triangles, %.1f %% of the round volume\n", segments, c.NumVertices(), c.NumPrims(), 100*m.Mass/round)
+	}
+	// Output:
+	// 8 segments: 34 vertices, 64 triangles, 86.7 % of the round volume
+	// 32 segments: 514 vertices, 1024 triangles, 99.1 % of the round volume
+}
