@@ -11,8 +11,7 @@
 // *ShapeError names the vertex, triangle or line at fault) and then
 // immutable: its vertex normals, primitive hierarchy (a binned SAH BVH),
 // 26-DOP, outside distance grid and convex edges are computed once. A
-// Pose places it in
-// the world; shapes are shared by any number of bodies.
+// Pose places it in the world; shapes are shared by any number of bodies.
 //
 // # The contact convention
 //
