@@ -104,3 +104,49 @@ func TestNewHeightfieldErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNewHeightfieldRandom: any finite heights over a base below them
+// make a valid shape (flat stretches, steps and spikes included) whose
+// volume is that of its prisms.
+func TestNewHeightfieldRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		nx, nz := 2+rng.IntN(7), 2+rng.IntN(7)
+		dx, dz := 0.01+rng.Float64()*3, 0.01+rng.Float64()*3
+		h := make([][]float64, nx)
+		lowest := math.Inf(1)
+		for i := range h {
+			h[i] = make([]float64, nz)
+			for j := range h[i] {
+				switch rng.IntN(3) {
+				case 0:
+					h[i][j] = 1 // flat stretches
+				case 1:
+					h[i][j] = math.Round(rng.Float64()*4) - 2 // steps
+				default:
+					h[i][j] = (rng.Float64() - 0.5) * 20 // spikes
+				}
+				lowest = min(lowest, h[i][j])
+			}
+		}
+		base := lowest - 0.01 - rng.Float64()*5
+		s, err := NewHeightfield(h, dx, dz, base)
+		if err != nil {
+			t.Fatalf("trial %d (%d × %d): %v", trial, nx, nz, err)
+		}
+		want := 0.0
+		for i := range nx - 1 {
+			for j := range nz - 1 {
+				a, b, c, d := h[i][j], h[i+1][j], h[i+1][j+1], h[i][j+1]
+				want += dx * dz / 2 * ((a+d+c)/3 + (a+c+b)/3 - 2*base)
+			}
+		}
+		m, err := s.MassProps(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(m.Mass-want) > 1e-9*want {
+			t.Fatalf("trial %d: volume %v, want %v", trial, m.Mass, want)
+		}
+	}
+}
