@@ -8,8 +8,8 @@ import (
 )
 
 // NewSphere returns a sphere of the given radius about the origin as a
-// closed mesh: a UV sphere of segments meridians and segments/2 parallels
-// (at least 2), with a vertex at each pole. Its vertices lie on the sphere,
+// closed mesh: a UV sphere of segments meridians and max(2, segments/2)
+// bands of latitude from pole to pole, with a vertex at each pole. Its vertices lie on the sphere,
 // so it is inscribed in it (a body resting on its pole rests at the
 // sphere's height). segments is at least 3; 16 to 32 suits most uses.
 func NewSphere(radius float64, segments int) (*Shape, error) {
@@ -28,7 +28,7 @@ func NewSphere(radius float64, segments int) (*Shape, error) {
 // NewCapsule returns a capsule along the y axis about the origin: the
 // points within radius of the segment from (0, −halfHeight, 0) to
 // (0, halfHeight, 0), as a closed mesh of segments meridians whose
-// hemispheres have segments/4 parallels each (at least 1) above and
+// hemispheres have max(1, segments/4) bands of latitude each, above and
 // below the cylinder between them. halfHeight 0 gives a sphere.
 func NewCapsule(radius, halfHeight float64, segments int) (*Shape, error) {
 	if err := checkRound(radius, halfHeight, segments); err != nil {
