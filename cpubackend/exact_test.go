@@ -156,29 +156,75 @@ func TestStandardMatchesReference3D(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.a+"-"+tc.b, func(t *testing.T) {
-			a, b := loadMesh(t, tc.a), loadMesh(t, tc.b)
-			rng := rand.New(rand.NewPCG(1, uint64(len(tc.a)*31+len(tc.b))))
-			total, border := 0, 0
-			for i, used := 0, 0; used < tc.poses && i < 8*tc.poses; i++ {
-				pa, pb := reference.RandomOverlap(rng, a, b, 0.5)
-				ref := reference.Contacts(a, b, pa, pb)
-				if len(ref) == 0 {
-					continue // the bodies happen not to intersect
-				}
-				used++
-				label := fmt.Sprintf("pose %d", i)
-				bvh := detectOne(t, narrow.Params{Method: narrow.MethodStandard}, a, b, pa, pb)
-				basic := detectOne(t, narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic}, a, b, pa, pb)
-				sameContacts(t, label+" bvh vs basic", bvh, basic)
-				checkContactOrder(t, label, bvh)
-				checkContactOrder(t, label+" iterative step", iterativeStep(t, a, b, pa, pb))
-				border += compareWithReference(t, label, bvh, ref, max(a.Size(), b.Size()))
-				total += len(ref)
+			matchReference(t, loadMesh(t, tc.a), loadMesh(t, tc.b), tc.poses, uint64(len(tc.a)*31+len(tc.b)))
+		})
+	}
+}
+
+// matchReference checks the standard step of a and b at random overlapping
+// poses (poses that give contacts) against the brute-force reference, the
+// BVH traversal against the basic one, and the contacts' order.
+func matchReference(t *testing.T, a, b *narrow.Shape, poses int, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, seed))
+	total, border := 0, 0
+	for i, used := 0, 0; used < poses && i < 8*poses; i++ {
+		pa, pb := reference.RandomOverlap(rng, a, b, 0.5)
+		ref := reference.Contacts(a, b, pa, pb)
+		if len(ref) == 0 {
+			continue // the bodies happen not to intersect
+		}
+		used++
+		label := fmt.Sprintf("pose %d", i)
+		bvh := detectOne(t, narrow.Params{Method: narrow.MethodStandard}, a, b, pa, pb)
+		basic := detectOne(t, narrow.Params{Method: narrow.MethodStandard, Traversal: narrow.TraversalBasic}, a, b, pa, pb)
+		sameContacts(t, label+" bvh vs basic", bvh, basic)
+		checkContactOrder(t, label, bvh)
+		checkContactOrder(t, label+" iterative step", iterativeStep(t, a, b, pa, pb))
+		border += compareWithReference(t, label, bvh, ref, max(a.Size(), b.Size()))
+		total += len(ref)
+	}
+	t.Logf("%d reference contacts, %d borderline", total, border)
+	if total == 0 {
+		t.Fatal("no contacts at all: poses do not overlap")
+	}
+}
+
+// TestGeneratedShapesMatchReference is TestStandardMatchesReference3D for
+// the shapes narrow generates: round shapes (rims, poles where many
+// triangles meet) and a heightfield with flat stretches (coplanar
+// triangles, where rays tie on shared edges).
+func TestGeneratedShapesMatchReference(t *testing.T) {
+	must := func(s *narrow.Shape, err error) *narrow.Shape {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	heights := make([][]float64, 9)
+	for i := range heights {
+		heights[i] = make([]float64, 9)
+		for j := range heights[i] {
+			if i > 2 && j > 3 {
+				heights[i][j] = 0.3 * math.Sin(float64(i+j)) // flat where i ≤ 2 or j ≤ 3
 			}
-			t.Logf("%d reference contacts, %d borderline", total, border)
-			if total == 0 {
-				t.Fatal("no contacts at all: poses do not overlap")
-			}
+		}
+	}
+	shapes := map[string]*narrow.Shape{
+		"sphere":      must(narrow.NewSphere(0.6, 16)),
+		"capsule":     must(narrow.NewCapsule(0.3, 0.5, 12)),
+		"cylinder":    must(narrow.NewCylinder(0.5, 0.4, 10)),
+		"heightfield": must(narrow.NewHeightfield(heights, 0.25, 0.25, -0.6)),
+		"bunny":       loadMesh(t, "bunny"),
+	}
+	poses := 12
+	if testing.Short() {
+		poses = 3
+	}
+	for _, pair := range [][2]string{{"sphere", "cylinder"}, {"capsule", "bunny"}, {"cylinder", "heightfield"}, {"heightfield", "bunny"}, {"sphere", "heightfield"}, {"capsule", "capsule"}} {
+		t.Run(pair[0]+"-"+pair[1], func(t *testing.T) {
+			matchReference(t, shapes[pair[0]], shapes[pair[1]], poses, uint64(len(pair[0])*31+len(pair[1])))
 		})
 	}
 }
