@@ -6,12 +6,13 @@
 //
 // A Shape is a closed, counter-clockwise triangle mesh (NewMesh, NewBox,
 // LoadOBJ, LoadSTL, LoadPLY, or LoadMesh by the file's extension;
-// NewSphere, NewCapsule, NewCylinder; NewHeightfield for terrain) or a
-// simple polygon with holes (NewPolygon), checked when it is built (a
-// *ShapeError names the vertex, triangle or line at fault) and then
-// immutable: its vertex normals, primitive hierarchy (a binned SAH BVH),
-// 26-DOP, outside distance grid and convex edges are computed once. A
-// Pose places it in the world; shapes are shared by any number of bodies.
+// NewSphere, NewCapsule, NewCylinder, NewConvexHull; NewHeightfield for
+// terrain) or a simple polygon with holes (NewPolygon), checked when it
+// is built (a *ShapeError names the vertex, triangle or line at fault)
+// and then immutable: its vertex normals, primitive hierarchy (a binned
+// SAH BVH), 26-DOP, outside distance grid and convex edges are computed
+// once. A Pose places it in the world; shapes are shared by any number of
+// bodies.
 //
 // # The contact convention
 //

@@ -263,3 +263,23 @@ func ExampleNewCapsule() {
 	// 8 segments: 34 vertices, 64 triangles, 86.7 % of the round volume
 	// 32 segments: 514 vertices, 1024 triangles, 99.1 % of the round volume
 }
+
+// A convex shape from a cloud of points: here the bunny's vertices, for a
+// cheaper, coarser stand-in of the bunny.
+func ExampleNewConvexHull() {
+	bunny, err := narrow.LoadMesh("../testdata/bunny.obj")
+	if err != nil {
+		panic(err)
+	}
+	points := make([]mgl64.Vec3, bunny.NumVertices())
+	for i := range points {
+		points[i] = bunny.Vertex(i)
+	}
+	hull, err := narrow.NewConvexHull(points)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(hull.NumVertices(), "of the bunny's", bunny.NumVertices(), "vertices,", hull.NumPrims(), "triangles")
+	// Output:
+	// 90 of the bunny's 453 vertices, 176 triangles
+}
