@@ -193,7 +193,9 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer d.close()
-	d.weld = *weld
+	if *weld {
+		d.how = welded
+	}
 
 	if set["cases"] {
 		return d.runCases(*casesFile, stdin, stdout, fail)
@@ -330,7 +332,7 @@ func (d *detector) runCase(text []byte) ([]byte, error) {
 
 // detector holds the backend of a run and the shapes registered with it.
 type detector struct {
-	weld   bool // merge the meshes' vertices at equal coordinates (-weld)
+	how    shapeFrom // asIs, or welded with -weld
 	be     *cpubackend.Backend
 	shapes map[string]narrow.ShapeID // by cleaned path
 	res    narrow.Result
@@ -353,7 +355,7 @@ func (d *detector) shape(path string) (narrow.ShapeID, error) {
 	if id, ok := d.shapes[key]; ok {
 		return id, nil
 	}
-	s, err := loadShape(path, d.weld)
+	s, err := loadShape(path, d.how)
 	if err != nil {
 		return -1, err
 	}

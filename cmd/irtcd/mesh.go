@@ -8,11 +8,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/irtcd/irtcd/narrow"
 )
 
-const meshDoc = `usage: irtcd mesh [-weld] FILE...
+const meshDoc = `usage: irtcd mesh [-weld | -hull] [-o OUT.stl] FILE...
 
 Checks mesh files as irtcd reads them (closed, consistently oriented
 2-manifold triangle meshes): Wavefront OBJ (.obj, faces fan-triangulated),
@@ -43,6 +45,11 @@ With -weld, the vertices at exactly equal coordinates are merged first
 (narrow.Weld), as for files written one vertex per triangle corner or
 split at texture seams, which are otherwise refused with open boundaries;
 errors then name the welded mesh's vertices and triangles, without lines.
+With -hull, the file's vertices are read (its faces need not make a
+closed mesh) and their convex hull (narrow.NewConvexHull) is checked
+instead: a convex stand-in for a mesh too detailed or too broken to
+collide as it is. With -o, the one FILE's shape (welded, or its hull) is
+also written to OUT.stl as binary STL.
 `
 
 // meshJSON is one line of irtcd mesh's output.
@@ -65,10 +72,18 @@ type meshJSON struct {
 	DisplacementThreshold float64    `json:"displacement_threshold"`
 }
 
-// loadShape reads the mesh file at path (narrow.LoadMesh), welding its
-// vertices first if weld is set.
-func loadShape(path string, weld bool) (*narrow.Shape, error) {
-	if !weld {
+// shapeFrom says how loadShape builds a shape from a file.
+type shapeFrom int
+
+const (
+	asIs   shapeFrom = iota // the file's mesh (narrow.LoadMesh)
+	welded                  // its vertices welded first (narrow.Weld)
+	asHull                  // the convex hull of its vertices
+)
+
+// loadShape reads the mesh file at path and builds its shape as how says.
+func loadShape(path string, how shapeFrom) (*narrow.Shape, error) {
+	if how == asIs {
 		return narrow.LoadMesh(path)
 	}
 	f, err := os.Open(path)
@@ -80,6 +95,13 @@ func loadShape(path string, weld bool) (*narrow.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if how == asHull {
+		s, err := narrow.NewConvexHull(verts)
+		if err != nil {
+			return nil, fmt.Errorf("%s (hull): %w", path, err)
+		}
+		return s, nil
+	}
 	verts, tris, _ = narrow.Weld(verts, tris)
 	s, err := narrow.NewMesh(verts, tris)
 	if err != nil {
@@ -88,31 +110,65 @@ func loadShape(path string, weld bool) (*narrow.Shape, error) {
 	return s, nil
 }
 
+// writeSTL writes s to path as binary STL.
+func writeSTL(path string, s *narrow.Shape) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := narrow.WriteSTL(f, s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // runMesh is the mesh subcommand.
 func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mesh", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	weld := fs.Bool("weld", false, "merge the vertices at equal coordinates first")
+	hull := fs.Bool("hull", false, "check the convex hull of the file's vertices instead")
+	out := fs.String("o", "", "also write the shape to `OUT.stl` (one FILE only)")
+	usage := func(msg string) int {
+		fmt.Fprintf(stderr, "irtcd mesh: %s (run 'irtcd mesh -h' for usage)\n", msg)
+		return exitUsage
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stderr, meshDoc)
 			return exitUsage
 		}
-		fmt.Fprintf(stderr, "irtcd mesh: %s (run 'irtcd mesh -h' for usage)\n", oneLine(err.Error()))
-		return exitUsage
+		return usage(oneLine(err.Error()))
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "irtcd mesh: need at least one mesh file (.obj, .stl or .ply) (run 'irtcd mesh -h' for usage)")
-		return exitUsage
+	switch {
+	case fs.NArg() == 0:
+		return usage("need at least one mesh file (.obj, .stl or .ply)")
+	case *weld && *hull:
+		return usage("-weld and -hull exclude each other")
+	case *out != "" && (fs.NArg() != 1 || !strings.EqualFold(filepath.Ext(*out), ".stl")):
+		return usage("-o writes one FILE's shape to a .stl file")
+	}
+	how := asIs
+	if *weld {
+		how = welded
+	} else if *hull {
+		how = asHull
 	}
 	enc := json.NewEncoder(stdout)
 	status := exitOK
 	for _, path := range fs.Args() {
-		s, err := loadShape(path, *weld)
+		s, err := loadShape(path, how)
 		if err != nil {
 			fmt.Fprintf(stderr, "irtcd mesh: %s\n", oneLine(err.Error()))
 			status = exitUsage
 			continue
+		}
+		if *out != "" {
+			if err := writeSTL(*out, s); err != nil {
+				fmt.Fprintf(stderr, "irtcd mesh: -o: %s\n", oneLine(err.Error()))
+				return exitFail
+			}
 		}
 		m, err := describeMesh(path, s)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -157,5 +158,38 @@ func TestMeshWeld(t *testing.T) {
 	}
 	if code, _, errOut := runArgs(t, "", "mesh", "-weld", f.open); code != exitUsage || !strings.Contains(errOut, "(welded): open boundary") {
 		t.Errorf("mesh -weld on an open mesh: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestMeshHull: -hull checks the convex hull of a file's vertices, even
+// of an open mesh, and -o writes it as STL, which reads back the same.
+func TestMeshHull(t *testing.T) {
+	f := newFixture(t)
+	out := filepath.Join(f.dir, "hull.stl")
+	var hull meshJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", "-hull", "-o", out, f.open)), &hull); err != nil {
+		t.Fatal(err)
+	}
+	if hull.Vertices != 4 || hull.Triangles != 4 || !near(hull.Volume, 1.0/6) {
+		t.Errorf("hull of the open tetrahedron: %+v; want 4 vertices, 4 triangles, volume 1/6", hull)
+	}
+	var back meshJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", out)), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Vertices != 4 || back.Triangles != 4 || !near(back.Volume, hull.Volume) {
+		t.Errorf("hull.stl read back: %+v", back)
+	}
+	var bunny meshJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", "-hull", "../../testdata/bunny.obj")), &bunny); err != nil {
+		t.Fatal(err)
+	}
+	if bunny.Vertices != 90 || bunny.Components != 1 {
+		t.Errorf("hull of the bunny: %+v; want 90 vertices", bunny)
+	}
+	for _, args := range [][]string{{"mesh", "-weld", "-hull", f.unit}, {"mesh", "-o", out, f.unit, f.half}, {"mesh", "-o", filepath.Join(f.dir, "x.obj"), f.unit}} {
+		if code, _, errOut := runArgs(t, "", args...); code != exitUsage || !strings.Contains(errOut, "irtcd mesh:") {
+			t.Errorf("run %q: exit %d, stderr %q; want a usage error", args, code, errOut)
+		}
 	}
 }
