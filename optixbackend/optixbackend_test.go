@@ -78,6 +78,26 @@ func loadShapes(t testing.TB) []*narrow.Shape {
 		}
 		out = append(out, s)
 	}
+	// Shapes narrow generates: a cylinder's rims, and a heightfield's flat
+	// stretches, whose coplanar triangles tie on their shared edges.
+	cyl, err := narrow.NewCylinder(0.5, 0.4, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heights := make([][]float64, 9)
+	for i := range heights {
+		heights[i] = make([]float64, 9)
+		for j := range heights[i] {
+			if i > 2 && j > 3 {
+				heights[i][j] = 0.3 * math.Sin(float64(i+j))
+			}
+		}
+	}
+	field, err := narrow.NewHeightfield(heights, 0.25, 0.25, -0.6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, cyl, field)
 	var outline []mgl64.Vec2
 	for i := range 40 {
 		a, r := 2*math.Pi*float64(i)/40, 1.0
