@@ -8,6 +8,7 @@ require (
 	github.com/go-gl/mathgl v1.2.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
+	github.com/qmuntal/gltf v0.28.0
 	github.com/schollz/progressbar/v3 v3.17.1
 	golang.org/x/image v0.21.0
 	gonum.org/v1/plot v0.15.0

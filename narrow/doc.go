@@ -5,7 +5,9 @@
 // # Shapes and poses
 //
 // A Shape is a closed, counter-clockwise triangle mesh (NewMesh, NewBox,
-// LoadOBJ, LoadSTL, LoadPLY, or LoadMesh by the file's extension;
+// LoadOBJ, LoadSTL, LoadPLY, or LoadMesh by the file's extension, which
+// also reads the formats other packages register with RegisterMeshFormat,
+// such as glTF from package narrow/gltfmesh;
 // NewSphere, NewCapsule, NewCylinder, NewConvexHull; NewHeightfield for
 // terrain) or a simple polygon with holes (NewPolygon), checked when it
 // is built (a *ShapeError names the vertex, triangle or line at fault)

@@ -27,7 +27,8 @@ const contactsDoc = `usage: irtcd contacts -a FILE -b FILE [-pose-a POSE] [-pose
        irtcd contacts -cases FILE [flags]
 
 Computes the contacts of two closed triangle meshes read from Wavefront OBJ,
-STL or PLY files (.obj, .stl, .ply) and prints them as one JSON object followed by a newline:
+STL, PLY or glTF files (.obj, .stl, .ply, .gltf, .glb) and prints them as
+one JSON object followed by a newline:
 
   {"contacts":[{"from":"a","vertex":12,"prim":345,"p":[x,y,z],"depth":d,"dir":[x,y,z]}]}
 
@@ -37,7 +38,9 @@ and moving the "from" body by depth·dir brings p onto the other body's
 surface. In an OBJ or PLY file, vertex indices follow the file's vertices
 and primitive indices its faces after fan triangulation; in an STL file,
 primitives are its facets and vertices its distinct points in order of
-first appearance; all from 0. Contacts are sorted by "from"
+first appearance; in a glTF file, primitives are the triangles of its
+scene in node order and vertices its distinct positions in order of first
+appearance; all from 0. Contacts are sorted by "from"
 ("a" first) then "vertex"; no contact prints {"contacts":[]}. With
 -speculative (and -method predictive) a negative depth is a speculative
 contact: p lies outside the other body, and moving the "from" body by
@@ -114,8 +117,8 @@ func badInput(format string, args ...any) error {
 func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("contacts", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported below, in one line
-	fileA := fs.String("a", "", "mesh `FILE` of body a (.obj, .stl or .ply)")
-	fileB := fs.String("b", "", "mesh `FILE` of body b (.obj, .stl or .ply)")
+	fileA := fs.String("a", "", "mesh `FILE` of body a (.obj, .stl, .ply, .gltf or .glb)")
+	fileB := fs.String("b", "", "mesh `FILE` of body b (.obj, .stl, .ply, .gltf or .glb)")
 	poseA := fs.String("pose-a", identityPose, "`POSE` of body a: \"tx ty tz qw qx qy qz\"")
 	poseB := fs.String("pose-b", identityPose, "`POSE` of body b: \"tx ty tz qw qx qy qz\"")
 	method := fs.String("method", "standard", "`algorithm`: standard, iterative or predictive. A single query has no\n"+
@@ -129,6 +132,7 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"(degrees, between the two faces' normals; 0: none, as vertex rays alone); a box's\n"+
 		"edges bend by 90")
 	weld := fs.Bool("weld", false, "merge each mesh's vertices at equal coordinates first (narrow.Weld;\nvertex indices are then the welded mesh's)")
+	within := fs.Float64("weld-within", 0, "with -weld, merge the vertices within this `distance` of an earlier one\n(narrow.WeldWithin; triangles that collapse are dropped)")
 	speculative := fs.Bool("speculative", false, "with -method predictive, also print the predictions as speculative\ncontacts: depth < 0 is minus the gap to the surface the vertex's opposite ray enters")
 
 	fail := func(err error) int {
@@ -159,6 +163,12 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if p.Response, err = narrow.ParseResponse(*response); err != nil {
 		return fail(badInput("-response: %w", err))
+	}
+	switch {
+	case *within != 0 && !*weld:
+		return fail(badInput("-weld-within needs -weld"))
+	case !(*within >= 0) || math.IsInf(*within, 0):
+		return fail(badInput("-weld-within %v: want a distance ≥ 0", *within))
 	}
 	if *edges < 0 || *edges >= 180 || math.IsNaN(*edges) {
 		return fail(badInput("-edges %v: want an angle in [0, 180) degrees", *edges))
@@ -194,7 +204,7 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer d.close()
 	if *weld {
-		d.how = welded
+		d.how, d.tol = welded, *within
 	}
 
 	if set["cases"] {
@@ -333,6 +343,7 @@ func (d *detector) runCase(text []byte) ([]byte, error) {
 // detector holds the backend of a run and the shapes registered with it.
 type detector struct {
 	how    shapeFrom // asIs, or welded with -weld
+	tol    float64   // -weld-within
 	be     *cpubackend.Backend
 	shapes map[string]narrow.ShapeID // by cleaned path
 	res    narrow.Result
@@ -355,7 +366,7 @@ func (d *detector) shape(path string) (narrow.ShapeID, error) {
 	if id, ok := d.shapes[key]; ok {
 		return id, nil
 	}
-	s, err := loadShape(path, d.how)
+	s, err := loadShape(path, d.how, d.tol)
 	if err != nil {
 		return -1, err
 	}

@@ -62,7 +62,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	scene := fs.String("scene", "avalanche", "`scene` to run: "+strings.Join(names, ", "))
 	meshDir := fs.String("testdata", "", "`DIR` holding bunny.obj, torus.obj, teddy.obj and duck.obj (default: testdata here or in a parent directory)")
 	var meshes []string
-	fs.Func("mesh", "a mesh `FILE` (.obj, .stl or .ply; closed, oriented) to drop instead of the scene's meshes; repeat it for several, taken in turn", func(path string) error {
+	fs.Func("mesh", "a mesh `FILE` (.obj, .stl, .ply, .gltf or .glb; closed, oriented) to drop instead of the scene's meshes; repeat it for several, taken in turn", func(path string) error {
 		meshes = append(meshes, path)
 		return nil
 	})

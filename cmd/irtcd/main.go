@@ -8,8 +8,8 @@
 //
 //	demo       run a 2D box2d scene with irtcd as its narrow phase; write a GIF and a PNG
 //	demo3d     run a 3D rigid-body scene (sim/rigid) on irtcd; write a GIF and a PNG
-//	contacts   contact points between two OBJ meshes, or for a file of cases
-//	mesh       check OBJ meshes as irtcd reads them and print their properties
+//	contacts   contact points between two meshes (OBJ, STL, PLY, glTF), or for a file of cases
+//	mesh       check meshes (OBJ, STL, PLY, glTF) as irtcd reads them and print their properties
 //	bench      run the papers' experiments and write docs/RESULTS.md
 //	version    describe the build (what decides whether two machines agree bit for bit)
 //	help       print the list of commands (help CMD: that command's flags)
@@ -48,8 +48,8 @@ type command struct {
 // commands lists the subcommands in the order usage shows them. A new
 // subcommand (demo, bench, ...) is one more entry here.
 var commands = []command{
-	{name: "contacts", summary: "contact points between two meshes (OBJ, STL, PLY), or for a file of cases", run: runContacts},
-	{name: "mesh", summary: "check meshes (OBJ, STL, PLY) as irtcd reads them and print their properties", run: runMesh},
+	{name: "contacts", summary: "contact points between two meshes (OBJ, STL, PLY, glTF), or for a file of cases", run: runContacts},
+	{name: "mesh", summary: "check meshes (OBJ, STL, PLY, glTF) as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 	{name: "demo3d", summary: "simulate a 3D rigid-body scene (sim/rigid) through irtcd and write an animated GIF", run: runDemo3D},
 	{name: "bench", summary: "run the papers' experiments and write docs/RESULTS.md with their numbers next to ours", run: runBench},

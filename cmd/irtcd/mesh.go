@@ -9,17 +9,21 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/narrow/gltfmesh" // also teaches narrow.LoadMesh .gltf and .glb
 )
 
-const meshDoc = `usage: irtcd mesh [-weld | -hull] [-o OUT.stl] FILE...
+const meshDoc = `usage: irtcd mesh [-weld [-weld-within D] | -hull] [-o OUT.stl|OUT.glb] FILE...
 
 Checks mesh files as irtcd reads them (closed, consistently oriented
 2-manifold triangle meshes): Wavefront OBJ (.obj, faces fan-triangulated),
 STL (.stl, ASCII or binary, corners at equal coordinates welded into one
-vertex) and PLY (.ply, ASCII or binary, faces fan-triangulated). It prints
+vertex), PLY (.ply, ASCII or binary, faces fan-triangulated) and glTF 2.0
+(.gltf, .glb: the triangles of the default scene placed by its nodes,
+equal positions welded; narrow/gltfmesh). It prints
 one JSON object per good file, one per line:
 
   {"file":"bunny.obj","vertices":453,"triangles":902,"components":1,"min":[x,y,z],"max":[x,y,z],
@@ -45,11 +49,15 @@ With -weld, the vertices at exactly equal coordinates are merged first
 (narrow.Weld), as for files written one vertex per triangle corner or
 split at texture seams, which are otherwise refused with open boundaries;
 errors then name the welded mesh's vertices and triangles, without lines.
+With -weld-within D as well, a vertex within distance D of an earlier kept
+vertex joins it (narrow.WeldWithin), for files whose corners differ in
+their last bits, and triangles collapsed by the merge (slivers thinner
+than D) are dropped.
 With -hull, the file's vertices are read (its faces need not make a
 closed mesh) and their convex hull (narrow.NewConvexHull) is checked
 instead: a convex stand-in for a mesh too detailed or too broken to
 collide as it is. With -o, the one FILE's shape (welded, or its hull) is
-also written to OUT.stl as binary STL.
+also written to OUT.stl as binary STL or to OUT.glb as binary glTF.
 `
 
 // meshJSON is one line of irtcd mesh's output.
@@ -81,8 +89,10 @@ const (
 	asHull                  // the convex hull of its vertices
 )
 
-// loadShape reads the mesh file at path and builds its shape as how says.
-func loadShape(path string, how shapeFrom) (*narrow.Shape, error) {
+// loadShape reads the mesh file at path and builds its shape as how says;
+// welded merges the vertices within tol of each other (narrow.WeldWithin;
+// 0: at equal coordinates).
+func loadShape(path string, how shapeFrom, tol float64) (*narrow.Shape, error) {
 	if how == asIs {
 		return narrow.LoadMesh(path)
 	}
@@ -102,7 +112,10 @@ func loadShape(path string, how shapeFrom) (*narrow.Shape, error) {
 		}
 		return s, nil
 	}
-	verts, tris, _ = narrow.Weld(verts, tris)
+	verts, tris, _, err = narrow.WeldWithin(verts, tris, tol)
+	if err != nil {
+		return nil, err
+	}
 	s, err := narrow.NewMesh(verts, tris)
 	if err != nil {
 		return nil, fmt.Errorf("%s (welded): %w", path, err)
@@ -110,13 +123,18 @@ func loadShape(path string, how shapeFrom) (*narrow.Shape, error) {
 	return s, nil
 }
 
-// writeSTL writes s to path as binary STL.
-func writeSTL(path string, s *narrow.Shape) error {
+// writeShape writes s to path as binary STL or, for a .glb path, as
+// binary glTF.
+func writeShape(path string, s *narrow.Shape) error {
+	write := narrow.WriteSTL
+	if strings.EqualFold(filepath.Ext(path), ".glb") {
+		write = gltfmesh.Write
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := narrow.WriteSTL(f, s); err != nil {
+	if err := write(f, s); err != nil {
 		f.Close()
 		return err
 	}
@@ -128,8 +146,9 @@ func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mesh", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	weld := fs.Bool("weld", false, "merge the vertices at equal coordinates first")
+	within := fs.Float64("weld-within", 0, "with -weld, merge the vertices within this `distance` of an earlier one\n(narrow.WeldWithin; 0: at equal coordinates only)")
 	hull := fs.Bool("hull", false, "check the convex hull of the file's vertices instead")
-	out := fs.String("o", "", "also write the shape to `OUT.stl` (one FILE only)")
+	out := fs.String("o", "", "also write the shape to `OUT.stl` or OUT.glb (one FILE only)")
 	usage := func(msg string) int {
 		fmt.Fprintf(stderr, "irtcd mesh: %s (run 'irtcd mesh -h' for usage)\n", msg)
 		return exitUsage
@@ -143,11 +162,15 @@ func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case fs.NArg() == 0:
-		return usage("need at least one mesh file (.obj, .stl or .ply)")
+		return usage("need at least one mesh file (.obj, .stl, .ply, .gltf or .glb)")
 	case *weld && *hull:
 		return usage("-weld and -hull exclude each other")
-	case *out != "" && (fs.NArg() != 1 || !strings.EqualFold(filepath.Ext(*out), ".stl")):
-		return usage("-o writes one FILE's shape to a .stl file")
+	case *within != 0 && !*weld:
+		return usage("-weld-within needs -weld")
+	case !(*within >= 0) || math.IsInf(*within, 0):
+		return usage(fmt.Sprintf("-weld-within %v: want a distance ≥ 0", *within))
+	case *out != "" && (fs.NArg() != 1 || !slices.ContainsFunc([]string{".stl", ".glb"}, func(ext string) bool { return strings.EqualFold(filepath.Ext(*out), ext) })):
+		return usage("-o writes one FILE's shape to a .stl or .glb file")
 	}
 	how := asIs
 	if *weld {
@@ -158,14 +181,14 @@ func runMesh(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(stdout)
 	status := exitOK
 	for _, path := range fs.Args() {
-		s, err := loadShape(path, how)
+		s, err := loadShape(path, how, *within)
 		if err != nil {
 			fmt.Fprintf(stderr, "irtcd mesh: %s\n", oneLine(err.Error()))
 			status = exitUsage
 			continue
 		}
 		if *out != "" {
-			if err := writeSTL(*out, s); err != nil {
+			if err := writeShape(*out, s); err != nil {
 				fmt.Fprintf(stderr, "irtcd mesh: -o: %s\n", oneLine(err.Error()))
 				return exitFail
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,6 +77,17 @@ func stlOf(t *testing.T, path string) string {
 	return b.String()
 }
 
+// selfContacts returns how many contacts irtcd contacts finds between the
+// mesh file a and itself moved by (0.2, 0.9, 0).
+func selfContacts(t *testing.T, a string) int {
+	t.Helper()
+	var out outputJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "contacts", "-a", a, "-b", a, "-pose-b", "0.2 0.9 0 1 0 0 0")), &out); err != nil {
+		t.Fatal(err)
+	}
+	return len(out.Contacts)
+}
+
 // TestMeshFormats: the mesh and contacts subcommands read STL files (here
 // the bunny as binary STL, narrow.WriteSTL) and PLY files as they read OBJ
 // files, and name a refused one.
@@ -117,14 +129,7 @@ func TestMeshFormats(t *testing.T) {
 		t.Errorf("half.ply: %+v; want 8 vertices, 12 triangles, volume 0.125", cube)
 	}
 
-	count := func(a string) int {
-		var out outputJSON
-		if err := json.Unmarshal([]byte(mustRun(t, "", "contacts", "-a", a, "-b", a, "-pose-b", "0.2 0.9 0 1 0 0 0")), &out); err != nil {
-			t.Fatal(err)
-		}
-		return len(out.Contacts)
-	}
-	if n, m := count("../../testdata/bunny.obj"), count(stl); n == 0 || n != m {
+	if n, m := selfContacts(t, "../../testdata/bunny.obj"), selfContacts(t, stl); n == 0 || n != m {
 		t.Errorf("contacts: %d from the OBJ files, %d from the STL files; want the same, not 0", n, m)
 	}
 }
@@ -159,6 +164,41 @@ func TestMeshWeld(t *testing.T) {
 	if code, _, errOut := runArgs(t, "", "mesh", "-weld", f.open); code != exitUsage || !strings.Contains(errOut, "(welded): open boundary") {
 		t.Errorf("mesh -weld on an open mesh: exit %d, stderr %q", code, errOut)
 	}
+
+	// The same cube with each face's corners off by up to 3e-7: -weld
+	// alone cannot close it, -weld -weld-within 1e-6 does.
+	obj.Reset()
+	for i, face := range [6][4]int{{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {3, 7, 6, 2}, {0, 4, 7, 3}, {1, 2, 6, 5}} {
+		for k, c := range face {
+			e := 1e-7 * float64((i+k)%4)
+			fmt.Fprintf(&obj, "v %.9f %.9f %.9f\n", corners[c][0]+e, corners[c][1]-e, corners[c][2]+e)
+		}
+		fmt.Fprintf(&obj, "f %d %d %d %d\n", 4*i+1, 4*i+2, 4*i+3, 4*i+4)
+	}
+	noisy := writeFile(t, f.dir, "noisy.obj", obj.String())
+	if code, _, errOut := runArgs(t, "", "mesh", "-weld", noisy); code != exitUsage || !strings.Contains(errOut, "(welded): open boundary") {
+		t.Errorf("mesh -weld on the noisy cube: exit %d, stderr %q", code, errOut)
+	}
+	m = meshJSON{}
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", "-weld", "-weld-within", "1e-6", noisy)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Vertices != 8 || m.Triangles != 12 || math.Abs(m.Volume-1) > 1e-5 {
+		t.Errorf("mesh -weld -weld-within 1e-6: %+v; want 8 vertices, 12 triangles, volume 1", m)
+	}
+	if out := mustRun(t, "", "contacts", "-weld", "-weld-within", "1e-6", "-a", noisy, "-b", noisy, "-pose-b", "0.9 0.2 0.3 1 0 0 0"); !strings.Contains(out, `"from":"a"`) {
+		t.Errorf("contacts -weld -weld-within: %s; want contacts of the two cubes", out)
+	}
+	for _, args := range [][]string{
+		{"mesh", "-weld-within", "1e-6", noisy},
+		{"mesh", "-weld", "-weld-within", "-1", noisy},
+		{"contacts", "-weld-within", "1e-6", "-a", noisy, "-b", noisy},
+		{"contacts", "-weld", "-weld-within", "NaN", "-a", noisy, "-b", noisy},
+	} {
+		if code, _, errOut := runArgs(t, "", args...); code != exitUsage || !strings.Contains(errOut, "-weld-within") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error naming -weld-within", args, code, errOut)
+		}
+	}
 }
 
 // TestMeshHull: -hull checks the convex hull of a file's vertices, even
@@ -191,5 +231,39 @@ func TestMeshHull(t *testing.T) {
 		if code, _, errOut := runArgs(t, "", args...); code != exitUsage || !strings.Contains(errOut, "irtcd mesh:") {
 			t.Errorf("run %q: exit %d, stderr %q; want a usage error", args, code, errOut)
 		}
+	}
+}
+
+// TestMeshGLTF: the bunny written as GLB by mesh -o is read back by mesh
+// and contacts as the OBJ is (same counts, volume and contacts), and a GLB
+// cut short is refused naming the file.
+func TestMeshGLTF(t *testing.T) {
+	dir := t.TempDir()
+	glb := filepath.Join(dir, "bunny.glb")
+	var fromOBJ, fromGLB meshJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", "-o", glb, "../../testdata/bunny.obj")), &fromOBJ); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "", "mesh", glb)), &fromGLB); err != nil {
+		t.Fatal(err)
+	}
+	if fromGLB.Vertices != 453 || fromGLB.Triangles != 902 || math.Abs(fromGLB.Volume-fromOBJ.Volume) > 1e-6*fromOBJ.Volume {
+		t.Errorf("bunny.glb: %+v; want the OBJ's counts and volume %v", fromGLB, fromOBJ.Volume)
+	}
+	if n, m := selfContacts(t, "../../testdata/bunny.obj"), selfContacts(t, glb); n == 0 || n != m {
+		t.Errorf("contacts: %d from the OBJ files, %d from the GLB files; want the same, not 0", n, m)
+	}
+	data, err := os.ReadFile(glb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := writeFile(t, dir, "cut.glb", string(data[:len(data)-100]))
+	code, _, errOut := runArgs(t, "", "mesh", cut)
+	if code != exitUsage || !strings.Contains(errOut, "cut.glb: syntax error: GLB header: length") {
+		t.Errorf("truncated GLB: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runArgs(t, "", "mesh", "-o", filepath.Join(dir, "x.obj"), glb)
+	if code != exitUsage || !strings.Contains(errOut, ".stl or .glb") {
+		t.Errorf("-o x.obj: exit %d, stderr %q", code, errOut)
 	}
 }
