@@ -15,7 +15,8 @@ import (
 
 // FuzzParse feeds arbitrary streams to ParseFS: it must return either a
 // *narrow.ShapeError or vertices that are finite and triangles that name
-// them, and NewMesh must take the result without panicking.
+// them, NewMesh must take the result without panicking, and ParseObjects
+// must read the same triangles, split by object.
 //
 //	go test ./narrow/gltfmesh -run '^$' -fuzz FuzzParse -fuzztime 60s -fuzzminimizetime 1s
 func FuzzParse(f *testing.F) {
@@ -56,5 +57,16 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		_, _ = narrow.NewMesh(v, tr)
+		objs, err := gltfmesh.ParseObjects(bytes.NewReader(data), "fuzz.glb", files)
+		if err != nil {
+			t.Fatalf("ParseFS read the stream, ParseObjects did not: %v", err)
+		}
+		n := 0
+		for _, o := range objs {
+			n += len(o.Triangles)
+		}
+		if n != len(tr) {
+			t.Fatalf("objects hold %d triangles, ParseFS read %d", n, len(tr))
+		}
 	})
 }

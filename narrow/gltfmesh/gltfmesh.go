@@ -35,6 +35,10 @@
 // and every other attribute are ignored (the mesh in its bind pose), and
 // so are cameras, materials and images.
 //
+// Parse returns the whole scene as one mesh (for narrow.LoadMesh, one
+// shape); ParseObjects and LoadObjects return each node's mesh apart, for a
+// level whose walls, floor and props are bodies of their own.
+//
 // glTF writes a vertex per distinct set of attributes, so a mesh with
 // hard edges or texture seams holds several vertices at one position:
 // positions that are exactly equal after the transform are merged into
@@ -97,27 +101,95 @@ func Parse(r io.Reader, name string) (vertices []mgl64.Vec3, triangles [][3]int,
 // ParseFS is Parse with the buffers named by relative URIs read from fsys
 // (nil: such a buffer is an error wrapping narrow.ErrFormat).
 func ParseFS(r io.Reader, name string, fsys fs.FS) (vertices []mgl64.Vec3, triangles [][3]int, err error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("gltfmesh: read %s: %w", name, err)
-	}
-	p := parser{name: name}
-	if len(data) > maxBytes {
-		return nil, nil, p.fail(narrow.ErrTooLarge, "more than %d bytes", maxBytes)
-	}
-	doc, err := p.decode(data, fsys)
+	p, err := read(r, name, fsys)
 	if err != nil {
 		return nil, nil, err
-	}
-	p.doc = doc
-	if err := p.scene(); err != nil {
-		return nil, nil, err
-	}
-	if len(p.tris) == 0 {
-		return nil, nil, p.fail(narrow.ErrEmpty, "%d vertices, no triangle", len(p.verts))
 	}
 	vertices, triangles, _ = narrow.Weld(p.verts, p.tris)
 	return vertices, triangles, nil
+}
+
+// An Object is one mesh of a glTF scene as one of its nodes places it: a
+// level's wall, a prop, a piece of terrain, each a body of its own.
+type Object struct {
+	Name string // the node's name (the mesh's when the node has none)
+	Node int    // the node's index in the document, or -1 for a mesh read without nodes
+	Mesh int    // the mesh's index in the document
+	// The triangles of the mesh's primitives in the node's world frame,
+	// read as Parse reads them (mirrors turned back counter-clockwise,
+	// equal positions welded), as narrow.NewMesh takes them.
+	Vertices  []mgl64.Vec3
+	Triangles [][3]int
+}
+
+// ParseObjects reads the glTF or GLB stream r as ParseFS does, but returns
+// the scene's meshes one object per node that holds one, in the order
+// ParseFS reads them, each with its own vertices (a mesh that two nodes
+// place is two objects). Objects whose primitives give no triangle (points,
+// lines) are left out; a scene with none is an error wrapping
+// narrow.ErrEmpty.
+//
+// The vertices are in world coordinates: a shape built from them has its
+// origin at the scene's, and a body that carries it rests at the identity
+// pose where the file put it; recentre them (on the shape's centroid, say)
+// for a body whose pose should start at its mesh.
+func ParseObjects(r io.Reader, name string, fsys fs.FS) ([]Object, error) {
+	p, err := read(r, name, fsys)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]Object, 0, len(p.objects))
+	for i, o := range p.objects {
+		tEnd, vEnd := len(p.tris), len(p.verts)
+		if i+1 < len(p.objects) {
+			tEnd, vEnd = p.objects[i+1].tris, p.objects[i+1].verts
+		}
+		if tEnd == o.tris {
+			continue // points or lines only
+		}
+		tris := make([][3]int, tEnd-o.tris)
+		for k, t := range p.tris[o.tris:tEnd] {
+			tris[k] = [3]int{t[0] - o.verts, t[1] - o.verts, t[2] - o.verts}
+		}
+		v, t, _ := narrow.Weld(p.verts[o.verts:vEnd], tris)
+		objs = append(objs, Object{Name: o.name, Node: o.node, Mesh: o.mesh, Vertices: v, Triangles: t})
+	}
+	return objs, nil
+}
+
+// LoadObjects reads the glTF or GLB file at path with ParseObjects, its
+// external buffers from the file's directory.
+func LoadObjects(path string) ([]Object, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("gltfmesh: %w", err)
+	}
+	defer f.Close()
+	return ParseObjects(f, path, os.DirFS(filepath.Dir(path)))
+}
+
+// read decodes r and gathers the triangles of its scene.
+func read(r io.Reader, name string, fsys fs.FS) (*parser, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("gltfmesh: read %s: %w", name, err)
+	}
+	p := &parser{name: name}
+	if len(data) > maxBytes {
+		return nil, p.fail(narrow.ErrTooLarge, "more than %d bytes", maxBytes)
+	}
+	doc, err := p.decode(data, fsys)
+	if err != nil {
+		return nil, err
+	}
+	p.doc = doc
+	if err := p.scene(); err != nil {
+		return nil, err
+	}
+	if len(p.tris) == 0 {
+		return nil, p.fail(narrow.ErrEmpty, "%d vertices, no triangle", len(p.verts))
+	}
+	return p, nil
 }
 
 // parser gathers the triangles of one document.
@@ -128,6 +200,17 @@ type parser struct {
 	tris  [][3]int
 	seen  []bool // nodes reached
 	at    string // what is being read, for errors ("mesh 0 primitive 1")
+
+	// objects are the meshes placed, in order: each one's vertices and
+	// triangles start at verts and tris and end where the next one's start.
+	objects []placed
+}
+
+// placed is a mesh as a node placed it, for ParseObjects.
+type placed struct {
+	name        string
+	node, mesh  int
+	verts, tris int // where its vertices and triangles start
 }
 
 // fail returns a *narrow.ShapeError for p's stream.
@@ -287,7 +370,7 @@ func (p *parser) scene() error {
 		}
 	default:
 		for m := range doc.Meshes {
-			if err := p.mesh(m, &identity); err != nil {
+			if err := p.mesh(-1, m, &identity); err != nil {
 				return err
 			}
 		}
@@ -321,7 +404,7 @@ func (p *parser) node(n int, parent *mgl64.Mat4) error {
 		return p.fail(narrow.ErrNonFinite, "node %d: transform %g composed with its parents' overflows", n, [16]float64(local))
 	}
 	if nd.Mesh != nil {
-		if err := p.mesh(*nd.Mesh, &world); err != nil {
+		if err := p.mesh(n, *nd.Mesh, &world); err != nil {
 			return err
 		}
 	}
@@ -366,12 +449,18 @@ func finite(m *mgl64.Mat4) bool {
 	return true
 }
 
-// mesh reads the primitives of mesh m placed by world.
-func (p *parser) mesh(m int, world *mgl64.Mat4) error {
+// mesh reads the primitives of mesh m placed by world, the transform of
+// node n (-1: none).
+func (p *parser) mesh(n, m int, world *mgl64.Mat4) error {
 	p.at = ""
 	if m < 0 || m >= len(p.doc.Meshes) || p.doc.Meshes[m] == nil {
 		return p.fail(narrow.ErrSyntax, "mesh %d of %d", m, len(p.doc.Meshes))
 	}
+	name := p.doc.Meshes[m].Name
+	if n >= 0 && p.doc.Nodes[n].Name != "" {
+		name = p.doc.Nodes[n].Name
+	}
+	p.objects = append(p.objects, placed{name: name, node: n, mesh: m, verts: len(p.verts), tris: len(p.tris)})
 	flip := world.Mat3().Det() < 0
 	for k, prim := range p.doc.Meshes[m].Primitives {
 		p.at = fmt.Sprintf("mesh %d primitive %d", m, k)

@@ -694,3 +694,89 @@ func BenchmarkParse(b *testing.B) {
 		}
 	})
 }
+
+// TestParseObjects reads a small level, a floor and two crates sharing a
+// mesh, one of them a child, beside a node of lines: three objects in node
+// order, each its own closed mesh in world coordinates, together the
+// triangles ParseFS reads; a document of meshes without nodes gives one
+// object per mesh.
+func TestParseObjects(t *testing.T) {
+	v, tr := cube()
+	b := newBuilder()
+	pos, idx := b.positions(v), b.indices(flat(tr), gltf.ComponentUbyte)
+	box := b.mesh(triangles(pos, idx))
+	b.doc.Meshes[box].Name = "box"
+	lines := b.mesh(&gltf.Primitive{Attributes: gltf.PrimitiveAttributes{gltf.POSITION: pos}, Mode: gltf.PrimitiveLines, Indices: gltf.Index(idx)})
+	crate2 := b.node(&gltf.Node{Mesh: &box, Translation: [3]float64{0, 1, 0}})
+	b.scene(
+		b.node(&gltf.Node{Name: "floor", Mesh: &box, Translation: [3]float64{0, -0.5, 0}, Scale: [3]float64{10, 1, 10}}),
+		b.node(&gltf.Node{Name: "guide", Mesh: &lines}),
+		b.node(&gltf.Node{Name: "crate", Mesh: &box, Translation: [3]float64{2, 0.5, 0}, Children: []int{crate2}}),
+	)
+	data, _ := b.encode(t, glb)
+	objs, err := gltfmesh.ParseObjects(bytes.NewReader(data), "level.glb", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name   string
+		node   int
+		volume float64
+		min    mgl64.Vec3
+	}{
+		{"floor", 1, 100, mgl64.Vec3{-5, -1, -5}},
+		{"crate", 3, 1, mgl64.Vec3{1.5, 0, -0.5}},
+		{"box", 0, 1, mgl64.Vec3{1.5, 1, -0.5}}, // the child: no name of its own
+	}
+	if len(objs) != len(want) {
+		t.Fatalf("%d objects, want %d", len(objs), len(want))
+	}
+	total := 0
+	for i, o := range objs {
+		w := want[i]
+		if o.Name != w.name || o.Node != w.node || o.Mesh != box || len(o.Vertices) != 8 || len(o.Triangles) != 12 {
+			t.Errorf("object %d: %q node %d mesh %d, %d vertices, %d triangles; want %q node %d mesh %d, 8, 12",
+				i, o.Name, o.Node, o.Mesh, len(o.Vertices), len(o.Triangles), w.name, w.node, box)
+		}
+		s, err := narrow.NewMesh(o.Vertices, o.Triangles)
+		if err != nil {
+			t.Fatalf("object %d: %v", i, err)
+		}
+		if got := volume(t, s); math.Abs(got-w.volume) > 1e-9 {
+			t.Errorf("object %d: volume %v, want %v", i, got, w.volume)
+		}
+		if lo := s.Bounds().Min; lo.Sub(w.min).Len() > 1e-12 {
+			t.Errorf("object %d: lowest corner %v, want %v", i, lo, w.min)
+		}
+		total += len(o.Triangles)
+	}
+	_, all, err := gltfmesh.ParseFS(bytes.NewReader(data), "level.glb", nil)
+	if err != nil || len(all) != total {
+		t.Errorf("ParseFS: %d triangles, %v; want the objects' %d", len(all), err, total)
+	}
+
+	// Meshes without nodes: one object each, Node -1, named by the mesh.
+	b = newBuilder()
+	box = b.mesh(triangles(b.positions(v), b.indices(flat(tr), gltf.ComponentUshort)))
+	b.doc.Meshes[box].Name = "box"
+	data, _ = b.encode(t, embedded)
+	objs, err = gltfmesh.ParseObjects(bytes.NewReader(data), "meshes.gltf", nil)
+	if err != nil || len(objs) != 1 || objs[0].Node != -1 || objs[0].Name != "box" || len(objs[0].Triangles) != 12 {
+		t.Errorf("meshes without nodes: %+v, %v", objs, err)
+	}
+
+	// LoadObjects reads a file, with its external buffer beside it.
+	dir := t.TempDir()
+	data, files := b.encode(t, external)
+	for name, content := range map[string][]byte{"level.gltf": data, "mesh.bin": files["mesh.bin"].Data} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if objs, err := gltfmesh.LoadObjects(filepath.Join(dir, "level.gltf")); err != nil || len(objs) != 1 {
+		t.Errorf("LoadObjects: %d objects, %v", len(objs), err)
+	}
+	if _, err := gltfmesh.LoadObjects(filepath.Join(dir, "missing.glb")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadObjects(missing): %v, want ErrNotExist", err)
+	}
+}
