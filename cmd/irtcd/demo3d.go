@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/color"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"github.com/irtcd/irtcd/internal/stepplot"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim"
+	"github.com/irtcd/irtcd/sim/gltfscene"
 	"github.com/irtcd/irtcd/sim/rigid"
 	"github.com/irtcd/irtcd/sim/scene3d"
 	"github.com/irtcd/irtcd/sim/view3d"
@@ -31,7 +34,8 @@ Simulates one of the papers' 3D scenes in sim/rigid, a rigid-body world
 whose narrow phase is irtcd (rigid.DefaultConfig: edge-on-edge contacts,
 and speculative contacts with the predictive method), shows a progress bar
 on standard error, writes an animated GIF of the run and a PNG of its last
-frame (FILE.gif and FILE.png), and prints a summary of the narrow phase's
+frame (FILE.gif and FILE.png), with -glb an animated glTF scene of the
+run to turn and step through in a glTF viewer, and prints a summary of the narrow phase's
 work per phase of the run (A free fall, B impact, C rest) on standard
 output: time, rays by kind, pairs by algorithm, contacts and depths.
 Drawing the frames takes longer than simulating them; a larger
@@ -67,6 +71,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return nil
 	})
 	f := addDemoFlags(fs, "demo3d.gif", 640)
+	glbOut := fs.String("glb", "", "also write the run as an animated glTF scene to `FILE.glb` (sim/gltfscene: a node per body,\nkeyed at every frame of the GIF), for a glTF viewer")
 
 	fail := failer(stderr, "demo3d")
 	help := func() string {
@@ -81,6 +86,9 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	} else if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	if *glbOut != "" && !strings.EqualFold(filepath.Ext(*glbOut), ".glb") {
+		return fail(exitUsage, "-glb %s: want a .glb file", *glbOut)
 	}
 	sc, err := scene3d.SceneByName(*scene)
 	if err != nil {
@@ -121,6 +129,11 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var painter scene3d.Painter
 	var snaps []scene3d.Snapshot
+	var rec *gltfscene.Recorder
+	if *glbOut != "" {
+		rec = new(gltfscene.Recorder)
+	}
+	var rb recordedBodies
 
 	tr, runErr := scene3d.Run(ctx, sc, scene3d.Options{
 		N: size, Seed: *f.seed, MeshDir: dir, Meshes: meshes,
@@ -130,6 +143,9 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		OnFrame: func(s *scene3d.Sim) error {
 			snaps = append(snaps, scene3d.Snapshot{})
 			painter.Snapshot(s, fmt.Sprintf("%s, %d objects, %s: t = %.2f s", sc.Name, s.Params.N, d.method, s.Time()), &snaps[len(snaps)-1])
+			if rec != nil {
+				return rec.Frame(s.Time(), rb.of(s))
+			}
 			return nil
 		},
 		OnProgress: func(step, _ int) { bar.Set(step) },
@@ -166,7 +182,54 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitFail, "write summary: %v", err)
 	}
 	f.printWritten(stdout, d, anim)
+	if rec != nil && rec.Frames() > 0 {
+		if err := writeRecording(*glbOut, rec); err != nil {
+			return fail(exitFail, "-glb: %v", err)
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d frames)\n", *glbOut, rec.Frames())
+	}
 	return code
+}
+
+// recordedBodies turns a Sim's bodies into a frame of a glTF recording,
+// coloured as scene3d.Painter colours them (a colour per mesh, statics
+// grey).
+type recordedBodies struct {
+	cols   map[*narrow.Shape]color.RGBA
+	bodies []gltfscene.Body
+}
+
+// of returns the bodies of s now (valid until the next call).
+func (rb *recordedBodies) of(s *scene3d.Sim) []gltfscene.Body {
+	if rb.cols == nil {
+		rb.cols = map[*narrow.Shape]color.RGBA{}
+	}
+	rb.bodies = rb.bodies[:0]
+	for _, in := range s.Instances() {
+		var c color.RGBA // grey
+		if !in.Static {
+			var ok bool
+			if c, ok = rb.cols[in.Shape]; !ok {
+				c = scene3d.MeshColors[len(rb.cols)%len(scene3d.MeshColors)]
+				rb.cols[in.Shape] = c
+			}
+		}
+		rb.bodies = append(rb.bodies, gltfscene.Body{Key: int64(in.Body), Shape: in.Shape, Pose: in.Pose, Color: c})
+	}
+	return rb.bodies
+}
+
+// writeRecording writes rec to path.
+func writeRecording(path string, rec *gltfscene.Recorder) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := rec.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // writePlot3D draws a 3D run's narrow-phase and whole-step times per step.

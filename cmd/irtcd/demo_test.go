@@ -16,6 +16,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/narrow/gltfmesh"
 	"github.com/irtcd/irtcd/sim"
 	"github.com/irtcd/irtcd/sim/scene3d"
 	"github.com/irtcd/irtcd/sim/view3d"
@@ -228,6 +229,32 @@ func TestDemo3DMeshes(t *testing.T) {
 	}
 }
 
+// TestDemo3DGLB: -glb writes the run as an animated glTF scene: the
+// ground and the bodies, read back by narrow/gltfmesh one object each, and
+// keyed at every frame of the GIF.
+func TestDemo3DGLB(t *testing.T) {
+	dir := t.TempDir()
+	glb := filepath.Join(dir, "run.glb")
+	code, stdout, stderr := runDemo3DArgs(t, "-testdata", "../../testdata", "-n", "4", "-steps", "30", "-frame-every", "10",
+		"-width", "64", "-out", filepath.Join(dir, "run.gif"), "-glb", glb)
+	if code != exitOK || !strings.Contains(stdout, "wrote "+glb+" (4 frames)") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	objs, err := gltfmesh.LoadObjects(glb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bunnies := 0
+	for _, o := range objs {
+		if len(o.Triangles) == 902 && len(o.Vertices) == 453 {
+			bunnies++
+		}
+	}
+	if len(objs) != 5 || bunnies != 4 {
+		t.Errorf("%d objects, %d of them bunnies; want the ground and 4 bunnies", len(objs), bunnies)
+	}
+}
+
 // TestDemo3DBadInput: bad flags exit with status 2 and one line on
 // stderr, before simulating anything.
 func TestDemo3DBadInput(t *testing.T) {
@@ -245,6 +272,7 @@ func TestDemo3DBadInput(t *testing.T) {
 		{[]string{"-width", "5000"}, `-width:`},
 		{[]string{"-out", filepath.Join(dir, "x.png")}, `must not end in .png`},
 		{[]string{"-backend", "tpu"}, `-backend: unknown backend "tpu"`},
+		{[]string{"-glb", filepath.Join(dir, "run.gltf")}, `-glb ` + filepath.Join(dir, "run.gltf") + `: want a .glb file`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		code, stdout, stderr := runDemo3DArgs(t, tc.args...)
