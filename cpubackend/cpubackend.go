@@ -103,11 +103,15 @@ type Backend struct {
 	runClear  func(i, w int)
 	runLayout func(i, w int)
 	runFill   func(i, w int)
-	runFinish func(i, w int)
 	runCopy   func(i, w int)
 	runSelf   func(i, w int)
+	runStd    func(i, w int)
+	runIter   func(i, w int)
+	runFinish func(i, w int)
 	tracer    Tracer
 	batch     RayBatch                // with a tracer: the step's standard rays
+	order     []int32                 // with a tracer: the step's work items, standard ones first (see tracedTasks)
+	nstd      int                     // with a tracer: how many of order are standard
 	slots     map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
 	noClear   bool                    // no clear path (tests: it must change no result)
 	wakeAll   bool                    // wake every helper at a step's first phase of more than one item (benchmarks: the way before prepHelpers)
@@ -229,9 +233,11 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runClear = b.doClear
 	b.runLayout = b.doLayout
 	b.runFill = b.doFill
-	b.runFinish = b.doFinish
-	b.runCopy = b.doCopy
+	b.runCopy = func(i, w int) { b.doCopy(int(b.order[i]), w) }
 	b.runSelf = b.doSelf
+	b.runStd = func(i, w int) { b.doTask(int(b.order[i]), w) }
+	b.runIter = func(i, w int) { b.doTask(int(b.order[b.nstd+i]), w) }
+	b.runFinish = func(i, w int) { b.doFinish(int(b.order[i]), w) }
 	b.slots = make(map[*narrow.Shape]int32)
 	b.reducers = make([]reprojection.Reducer, b.workers)
 	b.cands = make([][]int32, b.workers)
@@ -353,18 +359,15 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	b.ctx = ctx
 	b.stop.Store(false)
 	t1 := time.Now()
-	b.pool.run(len(b.tasks), b.runTask)
 	var stepErr error
 	var batch time.Duration
-	if b.tracer != nil && !b.stop.Load() {
-		tb := time.Now()
-		stepErr = b.traceBatch(ctx)
-		batch = time.Since(tb)
+	if b.tracer != nil {
+		batch, stepErr = b.tracedTasks(ctx)
 		if stepErr != nil {
 			b.stop.Store(true)
-		} else {
-			b.pool.run(len(b.tasks), b.runFinish)
 		}
+	} else {
+		b.pool.run(len(b.tasks), b.runTask)
 	}
 	t2 := time.Now()
 	if !b.stop.Load() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/irtcd/irtcd/iterative"
 	"github.com/irtcd/irtcd/narrow"
@@ -45,7 +46,7 @@ func (b *Backend) doTask(i, w int) {
 	b.cands[w] = cands
 	slices.Sort(cands)
 	if b.tracer != nil {
-		// The rays' queries wait for the step's batch (see traceBatch).
+		// The rays' queries wait for the step's batch (see tracedTasks).
 		for _, v := range cands {
 			t.pend = append(t.pend, pending{v: v})
 			p := &t.pend[len(t.pend)-1]
@@ -95,17 +96,82 @@ func (t *task) consume(j *job, r *narrow.Resolved, dir *narrow.Direction, v int3
 	}
 }
 
-// traceBatch hands the queries that the standard work items gathered to
-// the tracer as one batch, in task order (see Tracer): each task's place
-// in the batch is set here, and the tasks copy their queries there on
-// every worker (doCopy). The batch's storage is the tracer's where it has
-// its own (BatchStorage).
-func (b *Backend) traceBatch(ctx context.Context) error {
+// tracedTasks runs the step's work items with a tracer. The standard
+// items run first and gather their queries, and the batch goes to the
+// tracer (gatherBatch). An AsyncTracer traces it while the workers run
+// the iterative items, which need none of its rays: on a GPU the device's
+// round trip then hides behind the iterative walks rather than adding to
+// them. Other tracers trace it before the iterative items. Then the
+// standard items complete their rays (doFinish). Every item writes only
+// its own output, so the order in which they run changes no result. It
+// returns the time the workers spent on the batch rather than on work
+// items (gathering it, and calls to the tracer) and the tracer's error,
+// unless it wraps ErrTraceHere: the workers then trace the batch
+// themselves.
+func (b *Backend) tracedTasks(ctx context.Context) (time.Duration, error) {
+	b.order = slices.Grow(b.order[:0], len(b.tasks))
+	for i := range b.tasks {
+		if !b.job(int(b.tasks[i].job)).iterative {
+			b.order = append(b.order, int32(i))
+		}
+	}
+	b.nstd = len(b.order)
+	for i := range b.tasks {
+		if b.job(int(b.tasks[i].job)).iterative {
+			b.order = append(b.order, int32(i))
+		}
+	}
+	niter := len(b.order) - b.nstd
+	b.pool.run(b.nstd, b.runStd)
+	if b.stop.Load() {
+		return 0, nil
+	}
+	tb := time.Now()
+	n := b.gatherBatch()
+	var batch time.Duration
+	var err error
+	at, async := b.tracer.(AsyncTracer)
+	switch {
+	case n == 0:
+		b.pool.run(niter, b.runIter)
+	case !async || niter == 0:
+		err = b.tracer.Trace(ctx, &b.batch)
+		batch = time.Since(tb)
+		b.pool.run(niter, b.runIter)
+	default:
+		err = at.Start(ctx, &b.batch)
+		batch = time.Since(tb)
+		b.pool.run(niter, b.runIter)
+		if err == nil {
+			tw := time.Now()
+			err = at.Wait()
+			batch += time.Since(tw)
+		}
+	}
+	if err != nil {
+		if !errors.Is(err, ErrTraceHere) || ctx.Err() != nil {
+			return batch, fmt.Errorf("cpubackend: tracer: %w", err)
+		}
+		b.log.WarnContext(ctx, "irtcd: the tracer failed; the backend traces the step's rays itself", "err", err, "rays", n)
+		b.pool.run(len(b.tasks), b.runSelf)
+	}
+	if !b.stop.Load() {
+		b.pool.run(b.nstd, b.runFinish)
+	}
+	return batch, nil
+}
+
+// gatherBatch lays out the queries that the standard work items gathered
+// as one batch, in task order (see Tracer), and returns how many there
+// are: each task's place in the batch is set here, and the tasks copy
+// their queries there on every worker (doCopy). The batch's storage is
+// the tracer's where it has its own (BatchStorage).
+func (b *Backend) gatherBatch() int {
 	rb := &b.batch
 	rb.Shapes = rb.Shapes[:0]
 	clear(b.slots)
 	n := int32(0)
-	for i := range b.tasks {
+	for _, i := range b.order[:b.nstd] {
 		t := &b.tasks[i]
 		t.b0 = n
 		if t.nq == 0 {
@@ -122,22 +188,15 @@ func (b *Backend) traceBatch(ctx context.Context) error {
 		t.slot = slot
 	}
 	if n == 0 {
-		return nil
+		return 0
 	}
 	if bs, ok := b.tracer.(BatchStorage); !ok || !bs.Reserve(rb, int(n)) {
 		rb.Queries = slices.Grow(rb.Queries[:0], int(n))[:n]
 		rb.Dst = slices.Grow(rb.Dst[:0], int(n))[:n]
 		rb.Fwd, rb.Bwd = slices.Grow(rb.Fwd[:0], int(n))[:n], slices.Grow(rb.Bwd[:0], int(n))[:n]
 	}
-	b.pool.run(len(b.tasks), b.runCopy)
-	if err := b.tracer.Trace(ctx, rb); err != nil {
-		if !errors.Is(err, ErrTraceHere) || ctx.Err() != nil {
-			return fmt.Errorf("cpubackend: tracer: %w", err)
-		}
-		b.log.WarnContext(ctx, "irtcd: the tracer failed; the backend traces the step's rays itself", "err", err, "rays", n)
-		b.pool.run(len(b.tasks), b.runSelf)
-	}
-	return nil
+	b.pool.run(b.nstd, b.runCopy)
+	return int(n)
 }
 
 // doSelf traces the batch's queries of work item i on this worker, as
@@ -169,7 +228,7 @@ func (b *Backend) doCopy(i, _ int) {
 }
 
 // doFinish completes the standard rays of work item i from the batch's
-// hits (see traceBatch), as doTask does inline without a tracer.
+// hits (see tracedTasks), as doTask does inline without a tracer.
 func (b *Backend) doFinish(i, _ int) {
 	t := &b.tasks[i]
 	if len(t.pend) == 0 || b.stop.Load() {

@@ -15,7 +15,8 @@ import (
 // all of the step's queries in one call, and the work items complete the
 // rays (narrow.Direction.StandardOutcome) and go on as without one.
 // Iterative walks, clearance searches, contacts and manifolds stay on the
-// workers.
+// workers; with an AsyncTracer the iterative work items run while it
+// traces, since they need none of its rays.
 //
 // Trace must set b.Fwd[i] and b.Bwd[i] to the hits of b.Queries[i] on
 // b.Shapes[b.Dst[i]], exactly as narrow.Shape.TraceQuery gives them (with
@@ -28,6 +29,23 @@ import (
 // with the same output.
 type Tracer interface {
 	Trace(ctx context.Context, b *RayBatch) error
+}
+
+// AsyncTracer is a Tracer that can hand a batch to its device and return
+// before the hits are in (a GPU: the copies and the kernel are queued).
+// The backend then runs the step's iterative work items while the device
+// traces, and waits for it before completing the standard rays, so the
+// device's round trip costs a step only what the iterative items do not
+// cover.
+type AsyncTracer interface {
+	Tracer
+	// Start begins tracing b as Trace would. Unless it returns an error,
+	// the backend calls Wait next, before it reads b's hits or touches
+	// b, and calls nothing else of the tracer in between.
+	Start(ctx context.Context, b *RayBatch) error
+	// Wait returns once the hits of the batch that Start began are set,
+	// with the errors Trace would return (ErrTraceHere included).
+	Wait() error
 }
 
 // RayBatch is one step's standard rays, in the order of the work items.

@@ -43,6 +43,62 @@ func (g *goTracer) Trace(_ context.Context, b *cpubackend.RayBatch) error {
 	return nil
 }
 
+// asyncTracer is a goTracer behind cpubackend.AsyncTracer: Start hands
+// the batch to a goroutine of its own, which traces it while the backend
+// runs its iterative work items, and Wait waits for it. It checks that
+// the backend pairs every Start with a Wait.
+type asyncTracer struct {
+	goTracer
+	req     chan *cpubackend.RayBatch
+	done    chan error
+	started bool
+	starts  int
+}
+
+func newAsyncTracer(t testing.TB, g goTracer) *asyncTracer {
+	a := &asyncTracer{goTracer: g, req: make(chan *cpubackend.RayBatch), done: make(chan error)}
+	go func() {
+		for b := range a.req {
+			a.done <- a.goTracer.Trace(context.Background(), b)
+		}
+	}()
+	t.Cleanup(func() { close(a.req) })
+	return a
+}
+
+func (a *asyncTracer) Start(_ context.Context, b *cpubackend.RayBatch) error {
+	if a.started {
+		return errors.New("asyncTracer: Start before the last batch's Wait")
+	}
+	a.started = true
+	a.starts++
+	a.req <- b
+	return nil
+}
+
+func (a *asyncTracer) Wait() error {
+	if !a.started {
+		return errors.New("asyncTracer: Wait without Start")
+	}
+	a.started = false
+	return <-a.done
+}
+
+// tracers returns a goTracer of traversal trav, and the same behind
+// cpubackend.AsyncTracer, by name.
+func tracers(t testing.TB, g goTracer) map[string]func() (cpubackend.Tracer, *goTracer) {
+	return map[string]func() (cpubackend.Tracer, *goTracer){
+		"sync": func() (cpubackend.Tracer, *goTracer) {
+			tr := g
+			return &tr, &tr
+		},
+		"async": func() (cpubackend.Tracer, *goTracer) {
+			a := newAsyncTracer(t, g)
+			return a, &a.goTracer
+		},
+	}
+}
+
 // TestTracerSameResult checks the backend's batched path: with a Tracer,
 // every step's Result (contacts, manifolds, statistics) is the one the
 // backend computes on its own, for each method, with speculative
@@ -67,53 +123,59 @@ func TestTracerSameResult(t *testing.T) {
 		{Method: narrow.MethodPredictive, Speculative: true},
 		{Method: narrow.MethodPredictive, Culling: narrow.CullBoxes, Traversal: narrow.TraversalBasic},
 	} {
-		name := fmt.Sprintf("%v/speculative=%v/%v/%v", p.Method, p.Speculative, p.Culling, p.Traversal)
-		t.Run(name, func(t *testing.T) {
-			tr := &goTracer{trav: narrow.TraversalBasic}
-			if p.Traversal == narrow.TraversalBasic {
-				tr.trav = narrow.TraversalBVH
-			}
-			own, _ := btNew(t, sh, p, cpubackend.WithWorkers(3))
-			traced, _ := btNew(t, sh, p, cpubackend.WithWorkers(2), cpubackend.WithTracer(tr))
-			var want, got narrow.Result
-			var sum narrow.Stats
-			var batched time.Duration
-			for k, pairs := range batch {
-				btDetect(t, own, pairs, &want)
-				btDetect(t, traced, pairs, &got)
-				if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
-					return
-				}
-				sum.Add(&want.Stats)
-				if b := own.LastDetectTimes().Batch; b != 0 {
-					t.Fatalf("step %d: a batch time of %v without a tracer", k, b)
-				}
-				batched += traced.LastDetectTimes().Batch
-			}
-			if batched <= 0 {
-				t.Error("no batch time with a tracer")
-			}
-			if tr.rays == 0 || sum.Contacts == 0 || p.Method != narrow.MethodStandard && sum.IterativePairs == 0 {
-				t.Fatalf("the batch exercises too little: %d rays traced, %+v", tr.rays, sum)
-			}
-			t.Logf("%d steps, %d tracer calls, %d rays traced; %+v", len(batch), tr.calls, tr.rays, sum)
-			for range 2 { // warm-up: the work items' buffers grow to their size
-				for _, pairs := range batch {
+		g := goTracer{trav: narrow.TraversalBasic}
+		if p.Traversal == narrow.TraversalBasic {
+			g.trav = narrow.TraversalBVH
+		}
+		for _, kind := range []string{"sync", "async"} {
+			name := fmt.Sprintf("%v/speculative=%v/%v/%v/%s", p.Method, p.Speculative, p.Culling, p.Traversal, kind)
+			t.Run(name, func(t *testing.T) {
+				tracer, tr := tracers(t, g)[kind]()
+				own, _ := btNew(t, sh, p, cpubackend.WithWorkers(3))
+				traced, _ := btNew(t, sh, p, cpubackend.WithWorkers(2), cpubackend.WithTracer(tracer))
+				var want, got narrow.Result
+				var sum narrow.Stats
+				var batched time.Duration
+				for k, pairs := range batch {
+					btDetect(t, own, pairs, &want)
 					btDetect(t, traced, pairs, &got)
+					if !btSameResult(t, fmt.Sprintf("step %d", k), &want, &got) {
+						return
+					}
+					sum.Add(&want.Stats)
+					if b := own.LastDetectTimes().Batch; b != 0 {
+						t.Fatalf("step %d: a batch time of %v without a tracer", k, b)
+					}
+					batched += traced.LastDetectTimes().Batch
 				}
-			}
-			ctx := context.Background()
-			k := 0
-			allocs := testing.AllocsPerRun(2*len(batch), func() {
-				if err := traced.Detect(ctx, batch[k%len(batch)], &got); err != nil {
-					panic(err)
+				if batched <= 0 {
+					t.Error("no batch time with a tracer")
 				}
-				k++
+				if tr.rays == 0 || sum.Contacts == 0 || p.Method != narrow.MethodStandard && sum.IterativePairs == 0 {
+					t.Fatalf("the batch exercises too little: %d rays traced, %+v", tr.rays, sum)
+				}
+				t.Logf("%d steps, %d tracer calls, %d rays traced; %+v", len(batch), tr.calls, tr.rays, sum)
+				for range 2 { // warm-up: the work items' buffers grow to their size
+					for _, pairs := range batch {
+						btDetect(t, traced, pairs, &got)
+					}
+				}
+				ctx := context.Background()
+				k := 0
+				allocs := testing.AllocsPerRun(2*len(batch), func() {
+					if err := traced.Detect(ctx, batch[k%len(batch)], &got); err != nil {
+						panic(err)
+					}
+					k++
+				})
+				if allocs != 0 {
+					t.Errorf("%v allocations per steady-state step with a tracer, want 0", allocs)
+				}
+				if a, ok := tracer.(*asyncTracer); ok && (a.starts == 0) != (p.Method == narrow.MethodStandard) {
+					t.Errorf("%d batches started asynchronously: want some with iterative steps, none without", a.starts)
+				}
 			})
-			if allocs != 0 {
-				t.Errorf("%v allocations per steady-state step with a tracer, want 0", allocs)
-			}
-		})
+		}
 	}
 }
 
@@ -142,21 +204,25 @@ func TestTracerErrorFailsStep(t *testing.T) {
 	sh := btLoad(t)
 	_, ids := btNew(t, sh, narrow.Params{})
 	batch := btScriptedBatch(t, sh, ids, 40, 6)
-	control, _ := btNew(t, sh, narrow.Params{})
-	tr := &goTracer{}
-	victim, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tr))
-	sameSteps(t, control, victim, batch, func(k int, pairs []narrow.Pair) {
-		if k != 2 {
-			return
-		}
-		tr.failAt = tr.calls + 1
-		var res narrow.Result
-		if err := victim.Detect(context.Background(), pairs, &res); !errors.Is(err, errTracer) {
-			t.Fatalf("step %d: Detect returned %v, want the tracer's error", k, err)
-		}
-	})
-	if tr.rays == 0 {
-		t.Fatal("no ray was traced")
+	for kind, mk := range tracers(t, goTracer{}) {
+		t.Run(kind, func(t *testing.T) {
+			control, _ := btNew(t, sh, narrow.Params{})
+			tracer, tr := mk()
+			victim, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tracer))
+			sameSteps(t, control, victim, batch, func(k int, pairs []narrow.Pair) {
+				if k != 2 {
+					return
+				}
+				tr.failAt = tr.calls + 1
+				var res narrow.Result
+				if err := victim.Detect(context.Background(), pairs, &res); !errors.Is(err, errTracer) {
+					t.Fatalf("step %d: Detect returned %v, want the tracer's error", k, err)
+				}
+			})
+			if tr.rays == 0 {
+				t.Fatal("no ray was traced")
+			}
+		})
 	}
 }
 
@@ -170,11 +236,15 @@ func TestTracerFallback(t *testing.T) {
 	for k := range batch {
 		batch[k] = append(batch[k], btGoodPairs(sh, ids, k)...)
 	}
-	own, _ := btNew(t, sh, narrow.Params{})
-	tr := &goTracer{decline: true}
-	fallback, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tr), cpubackend.WithLogger(slog.New(slog.DiscardHandler)))
-	sameSteps(t, own, fallback, batch, nil)
-	if tr.calls == 0 {
-		t.Fatal("the tracer was never called")
+	for kind, mk := range tracers(t, goTracer{decline: true}) {
+		t.Run(kind, func(t *testing.T) {
+			own, _ := btNew(t, sh, narrow.Params{})
+			tracer, tr := mk()
+			fallback, _ := btNew(t, sh, narrow.Params{}, cpubackend.WithTracer(tracer), cpubackend.WithLogger(slog.New(slog.DiscardHandler)))
+			sameSteps(t, own, fallback, batch, nil)
+			if tr.calls == 0 {
+				t.Fatal("the tracer was never called")
+			}
+		})
 	}
 }

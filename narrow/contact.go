@@ -315,9 +315,11 @@ type DetectTimes struct {
 	// what the papers time as "time spent on ray-tracing" on the GPU.
 	Rays time.Duration
 	// Batch: with a tracer on another device (cpubackend.Tracer), the
-	// part of Rays between the work items' two halves: copying the
-	// step's ray queries into one batch and the tracer's call. Zero
-	// otherwise.
+	// part of Rays that the workers spent on the batch rather than on
+	// work items: copying the step's ray queries into one batch and the
+	// calls to the tracer. A tracer that traces while the iterative work
+	// items run (cpubackend.AsyncTracer) costs here only the part of
+	// its round trip that they do not cover. Zero otherwise.
 	Batch time.Duration
 	// Finish: gathering each pair's results, manifold reduction,
 	// committing the temporal states and writing the Result.

@@ -19,9 +19,10 @@ import (
 // traversal. It reports the standard rays per step, the time of the work
 // items (narrow.DetectTimes.Rays: culling, rays, contacts; on the GPU
 // backend the device's part too) and, for the GPU, the batch
-// (narrow.DetectTimes.Batch: the queries copied into one batch and the
-// device's part) and the device's part: copying the queries up, the
-// kernel, copying the hits back. Backend gpu-pageable is the GPU backend
+// (narrow.DetectTimes.Batch: the queries copied into one batch and what
+// the device's round trip adds once the iterative work items that run
+// during it are done) and the device's part, by the device's timers:
+// copying the queries up, the kernel, copying the hits back. Backend gpu-pageable is the GPU backend
 // with its batches in Go memory rather than page-locked memory (as before
 // it had cpubackend.BatchStorage): a baseline in the same process.
 func BenchmarkStep(b *testing.B) {

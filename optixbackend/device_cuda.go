@@ -60,19 +60,27 @@ func (dev *device) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) e
 	return nil
 }
 
-// trace runs the kernel on len(dst) queries (see irt_trace) and writes
-// their hits into fwd and bwd. shapes holds the batch's spans, four
-// arrays of len(shapes)/4 (see irt_trace).
-func (dev *device) trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error) {
-	var tm C.irt_times
+// start queues the kernel on len(dst) queries (see irt_trace_start),
+// their hits to be written into fwd and bwd. shapes holds the batch's
+// spans, four arrays of len(shapes)/4 (see irt_trace_start).
+func (dev *device) start(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) error {
 	bvh := C.int(0)
 	if useBVH {
 		bvh = 1
 	}
-	r := C.irt_trace(dev.d, (*C.int)(unsafe.Pointer(&shapes[0])), C.int(len(shapes)/4), bvh,
+	if C.irt_trace_start(dev.d, (*C.int)(unsafe.Pointer(&shapes[0])), C.int(len(shapes)/4), bvh,
 		unsafe.Pointer(&queries[0]), (*C.int)(unsafe.Pointer(&dst[0])), C.int(len(dst)),
-		C.double(baryLo), C.double(baryHi), unsafe.Pointer(&fwd[0]), unsafe.Pointer(&bwd[0]), &tm,
-		&dev.err[0], C.size_t(len(dev.err)))
+		C.double(baryLo), C.double(baryHi), unsafe.Pointer(&fwd[0]), unsafe.Pointer(&bwd[0]),
+		&dev.err[0], C.size_t(len(dev.err))) != 0 {
+		return errors.New(C.GoString(&dev.err[0]))
+	}
+	return nil
+}
+
+// wait waits for the batch that start queued (irt_trace_wait).
+func (dev *device) wait() (Times, error) {
+	var tm C.irt_times
+	r := C.irt_trace_wait(dev.d, &tm, &dev.err[0], C.size_t(len(dev.err)))
 	times := Times{Upload: time.Duration(tm.upload), Kernel: time.Duration(tm.kernel), Download: time.Duration(tm.download)}
 	if r != 0 {
 		return times, errors.New(C.GoString(&dev.err[0]))

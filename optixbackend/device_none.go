@@ -16,9 +16,10 @@ var errNoCgo = errors.New("built without cgo (or not on Linux): no way to reach 
 
 func openDevice(int) (*device, error)                                { return nil, errNoCgo }
 func (*device) setShapes([]narrow.Primitive, []narrow.BVHNode) error { return errNoCgo }
-func (*device) trace([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) (Times, error) {
-	return Times{}, errNoCgo
+func (*device) start([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) error {
+	return errNoCgo
 }
+func (*device) wait() (Times, error)                  { return Times{}, errNoCgo }
 func (*device) hostAlloc(int) (unsafe.Pointer, error) { return nil, errNoCgo }
 func (*device) hostFree(unsafe.Pointer)               {}
 func (*device) close()                                {}

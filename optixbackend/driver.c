@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 // The few driver API types and entry points used, declared here so that no
 // CUDA header is needed (their ABI is stable: cuda.h of CUDA 11 to 13).
@@ -16,6 +15,7 @@ typedef void *CUcontext;
 typedef void *CUmodule;
 typedef void *CUfunction;
 typedef void *CUstream;
+typedef void *CUevent;
 typedef unsigned long long CUdeviceptr;
 
 enum { CU_JIT_ERROR_LOG_BUFFER = 5, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
@@ -38,7 +38,13 @@ struct api {
     CUresult (*MemHostAlloc)(void **, size_t, unsigned);
     CUresult (*MemFreeHost)(void *);
     CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
-    CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+    CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+    CUresult (*EventCreate)(CUevent *, unsigned);
+    CUresult (*EventDestroy)(CUevent);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventSynchronize)(CUevent);
+    CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void **, void **);
     CUresult (*GetErrorString)(CUresult, const char **);
@@ -61,7 +67,14 @@ struct irt_dev {
     CUcontext ctx;
     CUmodule mod;
     CUfunction trace;
-    struct buf prims, nodes, shapes, queries, dst, hits;
+    // A batch's stages on the default stream: before the uploads, after
+    // them, after the kernel, after the downloads.
+    CUevent ev[4];
+    int queued; // irt_trace_start queued a batch that irt_trace_wait has not waited for
+    // io holds a batch's queries and then its shapes' indices, as the
+    // page-locked storage does (one copy up); hits its forward and then
+    // backward hits (one copy down).
+    struct buf prims, nodes, shapes, io, hits;
 };
 
 static void fail(const irt_dev *d, CUresult r, const char *what, char *err, size_t errlen) {
@@ -105,7 +118,18 @@ static int load(irt_dev *d, char *err, size_t errlen) {
         SYM(MemHostAlloc, "cuMemHostAlloc");
         SYM(MemFreeHost, "cuMemFreeHost");
         SYM(MemcpyHtoD, "cuMemcpyHtoD_v2");
-        SYM(MemcpyDtoH, "cuMemcpyDtoH_v2");
+        SYM(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+        SYM(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+        SYM(EventCreate, "cuEventCreate");
+        SYM(EventDestroy, "cuEventDestroy_v2");
+        SYM(EventRecord, "cuEventRecord");
+        SYM(EventSynchronize, "cuEventSynchronize");
+        // CUDA 12.8 added a _v2 (its header maps the name onto it); older
+        // drivers have only the first.
+        *(void **)(&f.EventElapsedTime) = dlsym(l, "cuEventElapsedTime_v2");
+        if (f.EventElapsedTime == NULL) {
+            SYM(EventElapsedTime, "cuEventElapsedTime");
+        }
         SYM(LaunchKernel, "cuLaunchKernel");
         SYM(GetErrorString, "cuGetErrorString");
 #undef SYM
@@ -169,6 +193,14 @@ irt_dev *irt_open(int ordinal, const char *ptx, char *err, size_t errlen) {
         irt_close(d);
         return NULL;
     }
+    for (int i = 0; i < 4; i++) {
+        if ((r = d->f.EventCreate(&d->ev[i], 0)) != 0) {
+            d->ev[i] = NULL;
+            fail(d, r, "cuEventCreate", err, errlen);
+            irt_close(d);
+            return NULL;
+        }
+    }
     return d;
 }
 
@@ -219,56 +251,107 @@ int irt_set_shapes(irt_dev *d, const void *prims, size_t nprims, const void *nod
     return r;
 }
 
-static long long now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+// elapsed returns the time between events a and b, in nanoseconds.
+static long long elapsed(irt_dev *d, CUevent a, CUevent b) {
+    float ms = 0;
+    if (d->f.EventElapsedTime(&ms, a, b) != 0) {
+        return 0;
+    }
+    return (long long)((double)ms * 1e6);
 }
 
-int irt_trace(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void *queries,
-              const int *dst, int n, double baryLo, double baryHi, void *fwdOut, void *bwdOut,
-              irt_times *times, char *err, size_t errlen) {
+int irt_trace_start(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void *queries,
+                    const int *dst, int n, double baryLo, double baryHi, void *fwdOut, void *bwdOut,
+                    char *err, size_t errlen) {
+    d->queued = 0;
+    if (n <= 0) {
+        return 0;
+    }
+    // Everything is queued on the default stream and waited for once, by
+    // irt_trace_wait: each synchronous copy would cost a wait of its own,
+    // and the caller works on while the device does. From
+    // page-locked memory the queries and their shapes' indices lie one
+    // after the other and go up in one copy, and the hits come back in
+    // one (see tracer.Reserve); from Go memory the copies are synchronous
+    // anyway (the driver stages them), each array on its own.
+    const size_t qb = (size_t)n * 72, db = (size_t)n * 4, hb = (size_t)n * 16;
     const char *what = "cuCtxSetCurrent";
-    long long t0 = now_ns(), t1 = t0, t2 = t0;
     CUresult r = d->f.CtxSetCurrent(d->ctx);
     if (r == 0) {
-        what = "uploading the queries";
-        if ((r = put(d, &d->shapes, shapes, (size_t)nshapes * 16)) == 0 &&
-            (r = put(d, &d->queries, queries, (size_t)n * 72)) == 0 &&
-            (r = put(d, &d->dst, dst, (size_t)n * 4)) == 0) {
-            r = reserve(d, &d->hits, (size_t)n * 32);
+        what = "allocating device memory";
+        if ((r = reserve(d, &d->shapes, (size_t)nshapes * 16)) == 0 && (r = reserve(d, &d->io, qb + db)) == 0) {
+            r = reserve(d, &d->hits, 2 * hb);
         }
     }
-    t1 = t2 = now_ns();
+    CUdeviceptr qs = d->io.p, ds = d->io.p + qb, fwd = d->hits.p, bwd = d->hits.p + hb;
     if (r == 0) {
-        CUdeviceptr fwd = d->hits.p, bwd = d->hits.p + (size_t)n * 16;
+        what = "uploading the queries";
+        if ((r = d->f.EventRecord(d->ev[0], NULL)) == 0 &&
+            (r = d->f.MemcpyHtoDAsync(d->shapes.p, shapes, (size_t)nshapes * 16, NULL)) == 0) {
+            if ((const char *)dst == (const char *)queries + qb) {
+                r = d->f.MemcpyHtoDAsync(qs, queries, qb + db, NULL);
+            } else if ((r = d->f.MemcpyHtoDAsync(qs, queries, qb, NULL)) == 0) {
+                r = d->f.MemcpyHtoDAsync(ds, dst, db, NULL);
+            }
+        }
+        if (r == 0) {
+            r = d->f.EventRecord(d->ev[1], NULL);
+        }
+    }
+    if (r == 0) {
         CUdeviceptr pFirst = d->shapes.p, pCount = pFirst + (size_t)nshapes * 4;
         CUdeviceptr nFirst = pCount + (size_t)nshapes * 4, nCount = nFirst + (size_t)nshapes * 4;
         void *args[] = {&d->prims.p, &pFirst, &pCount, &d->nodes.p, &nFirst, &nCount, &useBVH,
-                        &d->queries.p, &d->dst.p, &n, &baryLo, &baryHi, &fwd, &bwd};
+                        &qs, &ds, &n, &baryLo, &baryHi, &fwd, &bwd};
         const unsigned threads = 128;
         what = "launching irtcd_trace";
         r = d->f.LaunchKernel(d->trace, ((unsigned)n + threads - 1) / threads, 1, 1, threads, 1, 1, 0,
                               NULL, args, NULL);
         if (r == 0) {
-            what = "running irtcd_trace";
-            r = d->f.CtxSynchronize();
-        }
-        t2 = now_ns();
-        if (r == 0) {
-            what = "downloading the hits";
-            if ((r = d->f.MemcpyDtoH(fwdOut, fwd, (size_t)n * 16)) == 0) {
-                r = d->f.MemcpyDtoH(bwdOut, bwd, (size_t)n * 16);
-            }
+            r = d->f.EventRecord(d->ev[2], NULL);
         }
     }
-    times->upload = t1 - t0;
-    times->kernel = t2 - t1;
-    times->download = now_ns() - t2;
+    if (r == 0) {
+        what = "downloading the hits";
+        if ((char *)bwdOut == (char *)fwdOut + hb) {
+            r = d->f.MemcpyDtoHAsync(fwdOut, fwd, 2 * hb, NULL);
+        } else if ((r = d->f.MemcpyDtoHAsync(fwdOut, fwd, hb, NULL)) == 0) {
+            r = d->f.MemcpyDtoHAsync(bwdOut, bwd, hb, NULL);
+        }
+        if (r == 0) {
+            r = d->f.EventRecord(d->ev[3], NULL);
+        }
+    }
     if (r != 0) {
         fail(d, r, what, err, errlen);
+        // What was queued must not write into the batch while the CPU
+        // traces it in the device's place.
+        d->f.CtxSynchronize();
+        return r;
     }
-    return r;
+    d->queued = 1;
+    return 0;
+}
+
+int irt_trace_wait(irt_dev *d, irt_times *times, char *err, size_t errlen) {
+    times->upload = times->kernel = times->download = 0;
+    if (!d->queued) {
+        return 0;
+    }
+    d->queued = 0;
+    // A fault of the kernel or of a copy surfaces here.
+    CUresult r = d->f.CtxSetCurrent(d->ctx);
+    if (r == 0) {
+        r = d->f.EventSynchronize(d->ev[3]);
+    }
+    if (r != 0) {
+        fail(d, r, "running irtcd_trace and its copies", err, errlen);
+        return r;
+    }
+    times->upload = elapsed(d, d->ev[0], d->ev[1]);
+    times->kernel = elapsed(d, d->ev[1], d->ev[2]);
+    times->download = elapsed(d, d->ev[2], d->ev[3]);
+    return 0;
 }
 
 int irt_host_alloc(irt_dev *d, size_t n, void **p, char *err, size_t errlen) {
@@ -297,10 +380,15 @@ void irt_close(irt_dev *d) {
     }
     if (d->ctx != NULL) {
         d->f.CtxSetCurrent(d->ctx);
-        struct buf *bs[] = {&d->prims, &d->nodes, &d->shapes, &d->queries, &d->dst, &d->hits};
+        struct buf *bs[] = {&d->prims, &d->nodes, &d->shapes, &d->io, &d->hits};
         for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) {
             if (bs[i]->p != 0) {
                 d->f.MemFree(bs[i]->p);
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            if (d->ev[i] != NULL) {
+                d->f.EventDestroy(d->ev[i]);
             }
         }
         if (d->mod != NULL) {

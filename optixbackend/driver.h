@@ -25,21 +25,31 @@ void irt_name(irt_dev *d, char *buf, int len);
 int irt_set_shapes(irt_dev *d, const void *prims, size_t nprims, const void *nodes, size_t nnodes,
                    char *err, size_t errlen);
 
-// irt_times is where one irt_trace's time went, in nanoseconds.
+// irt_times is where one batch's time went, in nanoseconds.
 typedef struct {
     long long upload, kernel, download;
 } irt_times;
 
-// irt_trace answers n queries (72 bytes each) whose shape is dst[i], a
-// shape whose primitives are [pFirst[s], pFirst[s]+pCount[s]) and whose
-// hierarchy is [nFirst[s], nFirst[s]+nCount[s]) of the last
-// irt_set_shapes, into fwd and bwd (n hits of 16 bytes each), walking
-// the hierarchies if useBVH. shapes holds four arrays of nshapes ints, one
-// after the other: pFirst, pCount, nFirst and nCount. times receives
-// where the time went.
-int irt_trace(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void *queries,
-              const int *dst, int n, double baryLo, double baryHi, void *fwd, void *bwd,
-              irt_times *times, char *err, size_t errlen);
+// irt_trace_start queues the answer to n queries (72 bytes each) whose
+// shape is dst[i], a shape whose primitives are [pFirst[s],
+// pFirst[s]+pCount[s]) and whose hierarchy is [nFirst[s],
+// nFirst[s]+nCount[s]) of the last irt_set_shapes, into fwd and bwd (n
+// hits of 16 bytes each), walking the hierarchies if useBVH, and returns
+// without waiting for it. shapes holds four arrays of nshapes ints, one
+// after the other: pFirst, pCount, nFirst and nCount. dst right after the
+// queries, and bwd right after fwd, make one copy each way. The memory
+// passed must stay as it is until irt_trace_wait returns (page-locked
+// memory; from pageable memory the copies are synchronous). 0 on
+// success, else a CUDA error code with err written.
+int irt_trace_start(irt_dev *d, const int *shapes, int nshapes, int useBVH, const void *queries,
+                    const int *dst, int n, double baryLo, double baryHi, void *fwd, void *bwd,
+                    char *err, size_t errlen);
+
+// irt_trace_wait waits for the batch that irt_trace_start queued (if
+// any) and writes where its time went into times (the device's own
+// timers between the stages). 0 on success, else a CUDA error code with
+// err written: a fault of the kernel or of a copy.
+int irt_trace_wait(irt_dev *d, irt_times *times, char *err, size_t errlen);
 
 // irt_host_alloc sets *p to n bytes of page-locked host memory, mapped
 // as such for every context (portable), which the device copies from and

@@ -23,10 +23,12 @@ func (d *lostDevice) setShapes([]narrow.Primitive, []narrow.BVHNode) error {
 	return errLost
 }
 
-func (d *lostDevice) trace([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) (Times, error) {
+func (d *lostDevice) start([]int32, bool, []narrow.RayQuery, []int32, []narrow.Hit, []narrow.Hit) error {
 	d.calls++
-	return Times{}, errLost
+	return errLost
 }
+
+func (d *lostDevice) wait() (Times, error) { panic("lostDevice.wait: it never started") }
 
 func (d *lostDevice) hostAlloc(int) (unsafe.Pointer, error) {
 	d.calls++

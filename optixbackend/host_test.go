@@ -25,7 +25,11 @@ type hostDevice struct {
 	// Its stand-in for page-locked memory (C memory), by address.
 	live   map[uintptr]int // the allocations not freed yet: their sizes
 	allocs int             // allocations made
+	jobs   chan hostJob    // the batches for its goroutine (made by the first start)
+	done   chan struct{}   // a batch traced
+	busy   bool            // a batch was started and not waited for
 	staged int             // queries traced from a live allocation
+	packed int             // queries traced whose arrays irt_trace copies in one go each way (see tracer.Reserve)
 }
 
 func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error {
@@ -33,8 +37,34 @@ func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode)
 	return nil
 }
 
-func (h *hostDevice) trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error) {
-	hostkernel.Trace(h.prims, h.nodes, shapes, useBVH, queries, dst, baryLo, baryHi, fwd, bwd)
+// hostJob is one batch for a host device's goroutine.
+type hostJob struct {
+	prims    []narrow.Primitive
+	nodes    []narrow.BVHNode
+	shapes   []int32
+	useBVH   bool
+	queries  []narrow.RayQuery
+	dst      []int32
+	fwd, bwd []narrow.Hit
+}
+
+// start hands the batch to the device's goroutine, which traces it while
+// the caller goes on, as a GPU does.
+func (h *hostDevice) start(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) error {
+	if h.jobs == nil {
+		h.jobs, h.done = make(chan hostJob), make(chan struct{})
+		go func() {
+			for j := range h.jobs {
+				hostkernel.Trace(j.prims, j.nodes, j.shapes, j.useBVH, j.queries, j.dst, baryLo, baryHi, j.fwd, j.bwd)
+				h.done <- struct{}{}
+			}
+		}()
+	}
+	if h.busy {
+		panic("hostDevice.start: the last batch was not waited for")
+	}
+	h.busy = true
+	h.jobs <- hostJob{h.prims, h.nodes, shapes, useBVH, queries, dst, fwd, bwd}
 	h.rays += len(dst)
 	q := uintptr(unsafe.Pointer(&queries[0]))
 	for p, n := range h.live {
@@ -42,6 +72,20 @@ func (h *hostDevice) trace(shapes []int32, useBVH bool, queries []narrow.RayQuer
 			h.staged += len(dst)
 		}
 	}
+	n := len(dst)
+	if unsafe.Pointer(&dst[0]) == unsafe.Add(unsafe.Pointer(&queries[0]), n*int(unsafe.Sizeof(queries[0]))) &&
+		unsafe.Pointer(&bwd[0]) == unsafe.Add(unsafe.Pointer(&fwd[0]), n*int(unsafe.Sizeof(fwd[0]))) {
+		h.packed += n
+	}
+	return nil
+}
+
+func (h *hostDevice) wait() (Times, error) {
+	if !h.busy {
+		panic("hostDevice.wait: nothing started")
+	}
+	h.busy = false
+	<-h.done
 	return Times{}, nil
 }
 
@@ -66,7 +110,13 @@ func (h *hostDevice) hostFree(p unsafe.Pointer) {
 	hostkernel.Free(p)
 }
 
-func (h *hostDevice) close() { h.closed++ }
+func (h *hostDevice) close() {
+	h.closed++
+	if h.jobs != nil {
+		close(h.jobs)
+		h.jobs = nil
+	}
+}
 
 // openHost returns a host device, or skips the test in a build without
 // the host kernel (no cgo).

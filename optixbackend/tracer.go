@@ -24,7 +24,12 @@ type Times struct {
 // tests).
 type rayDevice interface {
 	setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error
-	trace(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) (Times, error)
+	// start queues the tracing of len(dst) queries (see irt_trace) and
+	// may return before their hits are in fwd and bwd; wait returns once
+	// they are, with where the time went. Every start that returns nil
+	// is followed by a wait before the next start.
+	start(shapes []int32, useBVH bool, queries []narrow.RayQuery, dst []int32, fwd, bwd []narrow.Hit) error
+	wait() (Times, error)
 	// hostAlloc returns n bytes of host memory, aligned to 16 bytes,
 	// that every device copies from and into at full speed (page-locked
 	// and mapped for all of them); hostFree releases it.
@@ -60,6 +65,8 @@ type tracer struct {
 	work    []chan part // per device but the first: its helper's parts
 	done    chan part   // the helpers' parts, traced
 	times   Times       // of the last batch
+	first   part        // the part of the batch in flight on the first device (Start)
+	nparts  int         // the parts of the batch in flight (Start)
 	rays    int         // of the last batch
 	failed  int         // batches the devices failed
 	minPart int         // minPart, or less in tests
@@ -104,23 +111,26 @@ func newTracer(devs []rayDevice, useBVH bool, log *slog.Logger) *tracer {
 // helper traces the parts sent to one device until its channel closes.
 func (t *tracer) helper(work chan part) {
 	for pt := range work {
-		t.trace(&pt)
+		if t.start(&pt) {
+			pt.times, pt.err = t.devs[pt.dev].wait()
+		}
 		t.done <- pt
 	}
 }
 
-// trace runs one part on its device.
-func (t *tracer) trace(pt *part) {
+// start queues one part on its device; false if it failed (pt.err).
+func (t *tracer) start(pt *part) bool {
 	dev, b := t.devs[pt.dev], pt.b
 	if t.stale[pt.dev] {
 		if pt.err = dev.setShapes(t.prims, t.nodes); pt.err != nil {
-			return
+			return false
 		}
 		t.stale[pt.dev] = false
 	}
 	// The kernel writes narrow.Hit's layout (TestLayout): the hits land
 	// in the batch as they are.
-	pt.times, pt.err = dev.trace(t.shapes, t.useBVH, b.Queries[pt.lo:pt.hi], b.Dst[pt.lo:pt.hi], b.Fwd[pt.lo:pt.hi], b.Bwd[pt.lo:pt.hi])
+	pt.err = dev.start(t.shapes, t.useBVH, b.Queries[pt.lo:pt.hi], b.Dst[pt.lo:pt.hi], b.Fwd[pt.lo:pt.hi], b.Bwd[pt.lo:pt.hi])
+	return pt.err == nil
 }
 
 // add appends s to the host arrays.
@@ -138,6 +148,21 @@ func (t *tracer) add(s *narrow.Shape) span {
 
 // Trace answers the batch on the device (cpubackend.Tracer).
 func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
+	if err := t.Start(ctx, b); err != nil {
+		return err
+	}
+	return t.Wait()
+}
+
+var _ cpubackend.AsyncTracer = (*tracer)(nil)
+
+// Start queues the batch on the devices and returns
+// (cpubackend.AsyncTracer): the backend's workers run the step's
+// iterative work items while the first device copies and traces, and
+// the other devices' helpers trace their parts. A device's failure is
+// Wait's to report: Start returns only the context's error, before
+// anything is queued.
+func (t *tracer) Start(ctx context.Context, b *cpubackend.RayBatch) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := ctx.Err(); err != nil {
@@ -155,19 +180,28 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 	}
 	n := len(b.Queries)
 	k := max(1, min(len(t.devs), n/t.minPart))
-	var first part
-	for d := k - 1; d >= 0; d-- {
-		pt := part{dev: d, lo: d * n / k, hi: (d + 1) * n / k, b: b}
-		if d == 0 {
-			first = pt
-			t.trace(&first)
-		} else {
-			t.work[d] <- pt
-		}
+	for d := k - 1; d >= 1; d-- {
+		t.work[d] <- part{dev: d, lo: d * n / k, hi: (d + 1) * n / k, b: b}
 	}
-	t.times, t.rays = first.times, n
+	t.first = part{dev: 0, lo: 0, hi: n / k, b: b}
+	t.start(&t.first)
+	t.nparts, t.rays = k, n
+	return nil
+}
+
+// Wait returns once every device has answered the batch that Start
+// queued (cpubackend.AsyncTracer). A device's failure hands the batch
+// back to the CPU backend (ErrTraceHere).
+func (t *tracer) Wait() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	first := &t.first
+	if first.err == nil {
+		first.times, first.err = t.devs[0].wait()
+	}
+	t.times = first.times
 	err := first.err
-	for range k - 1 {
+	for range t.nparts - 1 {
 		pt := <-t.done
 		if pt.err != nil && err == nil {
 			err = pt.err
@@ -178,6 +212,7 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 		t.times.Kernel = max(t.times.Kernel, pt.times.Kernel)
 		t.times.Download = max(t.times.Download, pt.times.Download)
 	}
+	t.first, t.nparts = part{}, 0
 	if err != nil {
 		return t.fail(err)
 	}
@@ -209,7 +244,7 @@ func (t *tracer) Reserve(b *cpubackend.RayBatch, n int) bool {
 		b.Queries, b.Dst, b.Fwd, b.Bwd = nil, nil, nil, nil
 		t.freeStage()
 		c := max(minStage, 2*n)
-		p, err := t.devs[0].hostAlloc(c * rayBytes)
+		p, err := t.devs[0].hostAlloc(c*rayBytes + 8)
 		if err != nil {
 			t.noStage = true
 			t.log.Warn("irtcd: no page-locked host memory for the GPU's batches; they stay in Go memory (slower copies)", "rays", c, "err", err)
@@ -217,13 +252,16 @@ func (t *tracer) Reserve(b *cpubackend.RayBatch, n int) bool {
 		}
 		t.stage, t.stageCap = p, c
 	}
-	// Carved in the order of their alignment needs: 72, 16, 16 and 4
-	// bytes a ray, so every part starts on a multiple of 8.
-	c := t.stageCap
-	q := unsafe.Slice((*narrow.RayQuery)(t.stage), c)
-	fwd := unsafe.Slice((*narrow.Hit)(unsafe.Add(t.stage, c*int(unsafe.Sizeof(narrow.RayQuery{})))), 2*c)
-	dst := unsafe.Slice((*int32)(unsafe.Add(unsafe.Pointer(&fwd[0]), 2*c*int(unsafe.Sizeof(narrow.Hit{})))), c)
-	b.Queries, b.Fwd, b.Bwd, b.Dst = q[:n:n], fwd[:n:n], fwd[c:c+n:c+n], dst[:n:n]
+	// Carved for this batch: the queries, right after them the shapes'
+	// indices (one copy up, see irt_trace), and from the next multiple of
+	// 8 bytes the forward and then the backward hits (one copy down).
+	// Every part is aligned for its type: 72 and 16 bytes a ray are
+	// multiples of 8.
+	q := unsafe.Slice((*narrow.RayQuery)(t.stage), n)
+	dst := unsafe.Slice((*int32)(unsafe.Add(t.stage, n*int(unsafe.Sizeof(narrow.RayQuery{})))), n)
+	off := (n*int(unsafe.Sizeof(narrow.RayQuery{})+unsafe.Sizeof(int32(0))) + 7) &^ 7
+	hits := unsafe.Slice((*narrow.Hit)(unsafe.Add(t.stage, off)), 2*n)
+	b.Queries, b.Dst, b.Fwd, b.Bwd = q[:n:n], dst[:n:n], hits[:n:n], hits[n:2*n:2*n]
 	return true
 }
 
