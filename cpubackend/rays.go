@@ -148,6 +148,13 @@ func (b *Backend) tracedTasks(ctx context.Context) (time.Duration, error) {
 			batch += time.Since(tw)
 		}
 	}
+	if err == nil && ctx.Err() != nil {
+		// Cancelled while the tracer had the batch (a device's round
+		// trip can be long): the step stops here, as a work item would
+		// stop it.
+		b.stop.Store(true)
+		return batch, nil
+	}
 	if err != nil {
 		if !errors.Is(err, ErrTraceHere) || ctx.Err() != nil {
 			return batch, fmt.Errorf("cpubackend: tracer: %w", err)

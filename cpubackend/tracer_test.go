@@ -21,12 +21,19 @@ type goTracer struct {
 	calls, failAt int
 	rays          int
 	decline       bool // fail every call with an error wrapping ErrTraceHere
+	// cancel, if set, is called by the call whose number is cancelAt
+	// (with an asyncTracer, by its Start, before the iterative items).
+	cancel   context.CancelFunc
+	cancelAt int
 }
 
 var errTracer = errors.New("tracer failed")
 
 func (g *goTracer) Trace(_ context.Context, b *cpubackend.RayBatch) error {
 	g.calls++
+	if g.calls == g.cancelAt && g.cancel != nil {
+		g.cancel()
+	}
 	if g.calls == g.failAt {
 		return errTracer
 	}
@@ -72,6 +79,9 @@ func (a *asyncTracer) Start(_ context.Context, b *cpubackend.RayBatch) error {
 	}
 	a.started = true
 	a.starts++
+	if a.calls+1 == a.cancelAt && a.cancel != nil {
+		a.cancel()
+	}
 	a.req <- b
 	return nil
 }
@@ -223,6 +233,56 @@ func TestTracerErrorFailsStep(t *testing.T) {
 				t.Fatal("no ray was traced")
 			}
 		})
+	}
+}
+
+// TestTracerCancel checks that a context cancelled while the tracer has
+// the batch (during Trace, or between Start and Wait) fails the step as
+// a whole: Detect returns the context's error after the tracer is done
+// with the batch, nothing is committed, and the steps after it equal
+// those of a backend that never took the cancelled step.
+func TestTracerCancel(t *testing.T) {
+	sh := btLoad(t)
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 40, 8)
+	// With the standard method no work item runs after the tracer: only
+	// the backend's own check sees the cancellation; with prediction the
+	// iterative items run during or after it.
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodPredictive}} {
+		for kind, mk := range tracers(t, goTracer{}) {
+			t.Run(fmt.Sprintf("%v/%s", p.Method, kind), func(t *testing.T) {
+				control, _ := btNew(t, sh, p)
+				// The probe finds a step that hands the tracer a batch
+				// (and, with prediction, has iterative pairs too).
+				seen := &goTracer{}
+				probe, _ := btNew(t, sh, p, cpubackend.WithTracer(seen))
+				tracer, tr := mk()
+				victim, _ := btNew(t, sh, p, cpubackend.WithTracer(tracer))
+				cancelled := 0
+				var res narrow.Result
+				sameSteps(t, control, victim, batch, func(k int, pairs []narrow.Pair) {
+					calls := seen.calls
+					btDetect(t, probe, pairs, &res)
+					if cancelled > 0 || seen.calls == calls || p.Method != narrow.MethodStandard && res.Stats.IterativePairs == 0 {
+						return
+					}
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					tr.cancel, tr.cancelAt = cancel, tr.calls+1
+					var got narrow.Result
+					if err := victim.Detect(ctx, pairs, &got); !errors.Is(err, context.Canceled) {
+						t.Fatalf("step %d: Detect returned %v, want context.Canceled", k, err)
+					}
+					if tr.calls != tr.cancelAt {
+						t.Fatalf("step %d: the tracer was called %d times, want %d", k, tr.calls, tr.cancelAt)
+					}
+					cancelled++
+				})
+				if cancelled == 0 {
+					t.Fatal("no step fit")
+				}
+			})
+		}
 	}
 }
 
