@@ -77,50 +77,51 @@ type Backend struct {
 	store  iterative.Store
 	remap  map[*narrow.Shape]narrow.ShapeID // RestoreState's: the shapes' current IDs
 
-	pool      *pool
-	pairs     []narrow.Pair // the batch being prepared
-	blocks    []*jobBlock   // the batch's jobs and their directions, pairBlock by pairBlock
-	njobs     int           // jobs in the batch
-	tasks     []task
-	clears    []int32 // jobs whose clearance is sought this step
-	reducers  []reprojection.Reducer
-	cands     [][]int32            // per worker: the vertices a standard work item casts rays from
-	edges     []narrow.EdgeScratch // per worker: the edge-on-edge tests' buffers
-	sinks     []sink               // per worker: see doDecide
-	times     narrow.DetectTimes   // of the last Detect that succeeded
-	ids       map[uint64]int32     // batch index of this step's pairs without state
-	idsCap    int                  // the number of IDs ids was made for
-	fresh     []int32              // jobs whose state came from Store.New this step
-	sums      []blockSum           // per block of pairBlock jobs: what merge gathered for the commit
-	open      []int32              // per block of pairBlock jobs: the valid ones that doCheck did not claim a state for
-	fill      *narrow.Result       // Detect's Result, which the commit fills in parallel (see doFill)
-	fc, fp    []narrow.Contact     // fill's storage for contacts and manifold points
-	fm        []narrow.Manifold    // fill's storage for manifolds
-	runCheck  func(i, w int)
-	runDecide func(i, w int)
-	runTask   func(i, w int)
-	runMerge  func(i, w int)
-	runClear  func(i, w int)
-	runLayout func(i, w int)
-	runFill   func(i, w int)
-	runCopy   func(i, w int)
-	runSelf   func(i, w int)
-	runStd    func(i, w int)
-	runIter   func(i, w int)
-	runFinish func(i, w int)
-	tracer    Tracer
-	batch     RayBatch                // with a tracer: the step's standard rays
-	order     []int32                 // with a tracer: the step's work items, standard ones first (see tracedTasks)
-	nstd      int                     // with a tracer: how many of order are standard
-	slots     map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
-	noClear   bool                    // no clear path (tests: it must change no result)
-	wakeAll   bool                    // wake every helper at a step's first phase of more than one item (benchmarks: the way before prepHelpers)
-	work      int64                   // the last step's work that helpers could share, ns (pool.work); see gated
-	steps     uint64                  // steps begun, for gated's probes
-	alone     bool                    // the step wakes no helper (gated)
-	allEdges  bool                    // search all edges at every step (tests: keeping pairs of edges must change no result)
-	ctx       context.Context
-	stop      atomic.Bool
+	pool        *pool
+	pairs       []narrow.Pair // the batch being prepared
+	blocks      []*jobBlock   // the batch's jobs and their directions, pairBlock by pairBlock
+	njobs       int           // jobs in the batch
+	tasks       []task
+	clears      []int32 // jobs whose clearance is sought this step
+	reducers    []reprojection.Reducer
+	cands       [][]int32            // per worker: the vertices a standard work item casts rays from
+	edges       []narrow.EdgeScratch // per worker: the edge-on-edge tests' buffers
+	sinks       []sink               // per worker: see doDecide
+	times       narrow.DetectTimes   // of the last Detect that succeeded
+	ids         map[uint64]int32     // batch index of this step's pairs without state
+	idsCap      int                  // the number of IDs ids was made for
+	fresh       []int32              // jobs whose state came from Store.New this step
+	sums        []blockSum           // per block of pairBlock jobs: what merge gathered for the commit
+	open        []int32              // per block of pairBlock jobs: the valid ones that doCheck did not claim a state for
+	fill        *narrow.Result       // Detect's Result, which the commit fills in parallel (see doFill)
+	fc, fp      []narrow.Contact     // fill's storage for contacts and manifold points
+	fm          []narrow.Manifold    // fill's storage for manifolds
+	runCheck    func(i, w int)
+	runDecide   func(i, w int)
+	runTask     func(i, w int)
+	runMerge    func(i, w int)
+	runClear    func(i, w int)
+	runLayout   func(i, w int)
+	runFill     func(i, w int)
+	runCopy     func(i, w int)
+	runSelf     func(i, w int)
+	runStd      func(i, w int)
+	runIter     func(i, w int)
+	runSelfIter func(i, w int)
+	runFinish   func(i, w int)
+	tracer      Tracer
+	batch       RayBatch                // with a tracer: the step's standard rays
+	order       []int32                 // with a tracer: the step's work items, standard ones first (see tracedTasks)
+	nstd        int                     // with a tracer: how many of order are standard
+	slots       map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
+	noClear     bool                    // no clear path (tests: it must change no result)
+	wakeAll     bool                    // wake every helper at a step's first phase of more than one item (benchmarks: the way before prepHelpers)
+	work        int64                   // the last step's work that helpers could share, ns (pool.work); see gated
+	steps       uint64                  // steps begun, for gated's probes
+	alone       bool                    // the step wakes no helper (gated)
+	allEdges    bool                    // search all edges at every step (tests: keeping pairs of edges must change no result)
+	ctx         context.Context
+	stop        atomic.Bool
 }
 
 // jobBlock holds the jobs of pairBlock consecutive batch indices and their
@@ -237,6 +238,13 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	b.runSelf = b.doSelf
 	b.runStd = func(i, w int) { b.doTask(int(b.order[i]), w) }
 	b.runIter = func(i, w int) { b.doTask(int(b.order[b.nstd+i]), w) }
+	b.runSelfIter = func(i, w int) {
+		if i < b.nstd {
+			b.doSelf(int(b.order[i]), w)
+		} else {
+			b.doTask(int(b.order[i]), w)
+		}
+	}
 	b.runFinish = func(i, w int) { b.doFinish(int(b.order[i]), w) }
 	b.slots = make(map[*narrow.Shape]int32)
 	b.reducers = make([]reprojection.Reducer, b.workers)

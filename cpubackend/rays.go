@@ -101,7 +101,9 @@ func (t *task) consume(j *job, r *narrow.Resolved, dir *narrow.Direction, v int3
 // tracer (gatherBatch). An AsyncTracer traces it while the workers run
 // the iterative items, which need none of its rays: on a GPU the device's
 // round trip then hides behind the iterative walks rather than adding to
-// them. Other tracers trace it before the iterative items. Then the
+// them. Other tracers trace it before the iterative items; a batch
+// smaller than a MinBatcher's minimum is traced by the workers, in the
+// iterative items' phase. Then the
 // standard items complete their rays (doFinish). Every item writes only
 // its own output, so the order in which they run changes no result. It
 // returns the time the workers spent on the batch rather than on work
@@ -131,9 +133,15 @@ func (b *Backend) tracedTasks(ctx context.Context) (time.Duration, error) {
 	var batch time.Duration
 	var err error
 	at, async := b.tracer.(AsyncTracer)
+	mb, sized := b.tracer.(MinBatcher)
 	switch {
 	case n == 0:
 		b.pool.run(niter, b.runIter)
+	case sized && n < mb.MinBatch():
+		// Too small for the tracer: the workers trace it, in the phase
+		// of the iterative items.
+		batch = time.Since(tb)
+		b.pool.run(len(b.order), b.runSelfIter)
 	case !async || niter == 0:
 		err = b.tracer.Trace(ctx, &b.batch)
 		batch = time.Since(tb)

@@ -48,6 +48,16 @@ type AsyncTracer interface {
 	Wait() error
 }
 
+// MinBatcher is implemented by a Tracer that is worth calling only for
+// batches of at least MinBatch rays: a device whose round trip costs more
+// than a few rays traced on the workers. The backend traces a smaller
+// batch on its own workers, with the same output, and does not call the
+// Tracer for it.
+type MinBatcher interface {
+	Tracer
+	MinBatch() int
+}
+
 // RayBatch is one step's standard rays, in the order of the work items.
 // The backend owns it and reuses its storage from step to step.
 type RayBatch struct {

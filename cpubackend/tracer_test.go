@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -106,6 +107,65 @@ func tracers(t testing.TB, g goTracer) map[string]func() (cpubackend.Tracer, *go
 			a := newAsyncTracer(t, g)
 			return a, &a.goTracer
 		},
+	}
+}
+
+// minTracer is a goTracer that asks for batches of at least min rays
+// (cpubackend.MinBatcher) and fails any smaller one it is handed.
+type minTracer struct {
+	goTracer
+	min     int
+	smaller int // batches it was handed below min
+}
+
+func (m *minTracer) MinBatch() int { return m.min }
+
+func (m *minTracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
+	if len(b.Queries) < m.min {
+		m.smaller++
+		return fmt.Errorf("a batch of %d rays, under the minimum %d", len(b.Queries), m.min)
+	}
+	return m.goTracer.Trace(ctx, b)
+}
+
+// TestTracerMinBatch checks that the backend traces the batches under a
+// MinBatcher's minimum on its own workers: the tracer gets only the
+// larger ones, and every step's Result is the backend's own.
+func TestTracerMinBatch(t *testing.T) {
+	sh := btLoad(t)
+	_, ids := btNew(t, sh, narrow.Params{})
+	batch := btScriptedBatch(t, sh, ids, 60, 10)
+	for k := range batch {
+		// A growing batch: its rays cross the minimum.
+		batch[k] = batch[k][:10+5*k]
+	}
+	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodPredictive}} {
+		t.Run(p.Method.String(), func(t *testing.T) {
+			probe := &goTracer{}
+			seen, _ := btNew(t, sh, p, cpubackend.WithTracer(probe))
+			var res narrow.Result
+			var sizes []int
+			for _, pairs := range batch {
+				rays := probe.rays
+				btDetect(t, seen, pairs, &res)
+				sizes = append(sizes, probe.rays-rays)
+			}
+			sorted := slices.Clone(sizes)
+			slices.Sort(sorted)
+			tr := &minTracer{min: sorted[len(sorted)/2] + 1}
+			own, _ := btNew(t, sh, p)
+			traced, _ := btNew(t, sh, p, cpubackend.WithTracer(tr))
+			sameSteps(t, own, traced, batch, nil)
+			below := 0
+			for _, n := range sizes {
+				if n > 0 && n < tr.min {
+					below++
+				}
+			}
+			if tr.smaller != 0 || tr.calls == 0 || below == 0 {
+				t.Fatalf("batches of %v rays, minimum %d: %d calls, %d of them under the minimum; %d batches under it", sizes, tr.min, tr.calls, tr.smaller, below)
+			}
+		})
 	}
 }
 

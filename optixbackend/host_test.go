@@ -23,13 +23,15 @@ type hostDevice struct {
 	closed int
 
 	// Its stand-in for page-locked memory (C memory), by address.
-	live   map[uintptr]int // the allocations not freed yet: their sizes
-	allocs int             // allocations made
-	jobs   chan hostJob    // the batches for its goroutine (made by the first start)
-	done   chan struct{}   // a batch traced
-	busy   bool            // a batch was started and not waited for
-	staged int             // queries traced from a live allocation
-	packed int             // queries traced whose arrays irt_trace copies in one go each way (see tracer.Reserve)
+	live     map[uintptr]int // the allocations not freed yet: their sizes
+	allocs   int             // allocations made
+	jobs     chan hostJob    // the batches for its goroutine (made by the first start)
+	done     chan struct{}   // a batch traced
+	busy     bool            // a batch was started and not waited for
+	batches  int             // batches started
+	smallest int             // rays of the smallest batch started
+	staged   int             // queries traced from a live allocation
+	packed   int             // queries traced whose arrays irt_trace copies in one go each way (see tracer.Reserve)
 }
 
 func (h *hostDevice) setShapes(prims []narrow.Primitive, nodes []narrow.BVHNode) error {
@@ -64,6 +66,10 @@ func (h *hostDevice) start(shapes []int32, useBVH bool, queries []narrow.RayQuer
 		panic("hostDevice.start: the last batch was not waited for")
 	}
 	h.busy = true
+	if h.batches == 0 || len(dst) < h.smallest {
+		h.smallest = len(dst)
+	}
+	h.batches++
 	h.jobs <- hostJob{h.prims, h.nodes, shapes, useBVH, queries, dst, fwd, bwd}
 	h.rays += len(dst)
 	q := uintptr(unsafe.Pointer(&queries[0]))

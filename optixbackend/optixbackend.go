@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ type config struct {
 	cpu      []cpubackend.Option
 	log      *slog.Logger
 	pageable bool // batches in Go memory (tests' baseline; see tracer.Reserve)
+	minBatch int  // see WithMinBatch
+	minSet   bool // WithMinBatch was given
+	workers  int  // WithWorkers' count (0: GOMAXPROCS)
 }
 
 // WithDevice selects the CUDA device by ordinal (default 0).
@@ -70,8 +74,25 @@ func WithDevices(ordinals ...int) Option {
 // WithWorkers sets the number of CPU workers that prepare and finish the
 // rays (default GOMAXPROCS).
 func WithWorkers(n int) Option {
-	return func(c *config) { c.cpu = append(c.cpu, cpubackend.WithWorkers(n)) }
+	return func(c *config) {
+		c.cpu = append(c.cpu, cpubackend.WithWorkers(n))
+		c.workers = n
+	}
 }
+
+// WithMinBatch sets the fewest rays a step's batch must hold to go to the
+// device: a smaller batch is traced on the CPU's workers (with the same
+// output), where the device's round trip would cost more than the tracing
+// it replaces. The default is MinBatchPerWorker rays per worker; 0 sends
+// every batch to the device.
+func WithMinBatch(n int) Option {
+	return func(c *config) { c.minBatch, c.minSet = max(n, 0), true }
+}
+
+// MinBatchPerWorker is the default of WithMinBatch, per CPU worker: the
+// rays one worker traces with a BVH in about the time of a device's
+// round trip for a small batch (docs/BENCHMARKS.md, "GPU backend").
+const MinBatchPerWorker = 128
 
 // WithLogger routes the backend's logs (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {
@@ -111,6 +132,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	if len(ordinals) == 0 {
 		ordinals = []int{0}
 	}
+	c.minBatch = c.minRays()
 	var devs []rayDevice
 	var names []string
 	for _, o := range ordinals {
@@ -126,6 +148,19 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	return newOn(p, devs, strings.Join(names, " + "), &c)
 }
 
+// minRays returns the minimum batch New's backend sends to the device:
+// WithMinBatch's, or MinBatchPerWorker per worker.
+func (c *config) minRays() int {
+	if c.minSet {
+		return c.minBatch
+	}
+	w := c.workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return MinBatchPerWorker * w
+}
+
 // newOn returns a backend that traces on devs (New's devices, or fakes in
 // tests), and closes them if it cannot.
 func newOn(p narrow.Params, devs []rayDevice, name string, c *config) (*Backend, error) {
@@ -134,7 +169,7 @@ func newOn(p narrow.Params, devs []rayDevice, name string, c *config) (*Backend,
 		log = slog.Default()
 	}
 	tr := newTracer(devs, p.Traversal == narrow.TraversalBVH, log)
-	tr.pageable = c.pageable
+	tr.pageable, tr.minBatch = c.pageable, c.minBatch
 	cpu, err := cpubackend.New(p, append(c.cpu, cpubackend.WithTracer(tr))...)
 	if err != nil {
 		tr.close()
@@ -213,8 +248,9 @@ func (b *Backend) DetectTo(ctx context.Context, pairs []narrow.Pair, w narrow.Re
 func (b *Backend) LastDetectTimes() narrow.DetectTimes { return b.cpu.LastDetectTimes() }
 
 // LastDevice returns where the device's time went in the last step that
-// traced rays, and how many rays it traced. A step without standard rays
-// does not use the device.
+// traced rays on it, and how many rays it traced. A step without standard
+// rays, or with fewer than the minimum batch (WithMinBatch), does not use
+// the device.
 func (b *Backend) LastDevice() (Times, int) { return b.tr.last() }
 
 // DeviceFailures returns how many steps' rays the device failed to trace

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -353,7 +354,67 @@ func stepBoth(t *testing.T, label string, cpu, gpu narrow.Backend, pairs []narro
 // others go on unchanged.
 func TestBackendMatchesCPU(t *testing.T) {
 	openGPU(t, narrow.Params{}) // skips without a device
-	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend { return openGPU(t, p) }, 400, 24)
+	// Every batch goes to the device, however small.
+	matchesCPU(t, func(t *testing.T, p narrow.Params) *Backend { return openGPU(t, p, WithMinBatch(0)) }, 400, 24)
+}
+
+// TestMinBatchOption checks the minimum batch New's backend sends to the
+// device: MinBatchPerWorker per worker by default, WithMinBatch's
+// otherwise (negative counts as 0).
+func TestMinBatchOption(t *testing.T) {
+	for _, tc := range []struct {
+		opts []Option
+		want int
+	}{
+		{nil, MinBatchPerWorker * runtime.GOMAXPROCS(0)},
+		{[]Option{WithWorkers(3)}, 3 * MinBatchPerWorker},
+		{[]Option{WithWorkers(3), WithMinBatch(0)}, 0},
+		{[]Option{WithMinBatch(5000), WithWorkers(3)}, 5000},
+		{[]Option{WithMinBatch(-1)}, 0},
+	} {
+		var c config
+		for _, o := range tc.opts {
+			o(&c)
+		}
+		if got := c.minRays(); got != tc.want {
+			t.Errorf("%d options: minimum batch %d, want %d", len(tc.opts), got, tc.want)
+		}
+	}
+}
+
+// TestHostKernelMinBatch checks that a backend with a minimum batch
+// traces the smaller batches on the CPU's workers and sends only the
+// larger ones to the device: every step's Result is the CPU backend's.
+func TestHostKernelMinBatch(t *testing.T) {
+	shapes := loadShapes(t)
+	dev := openHost(t)
+	const minRays = 2500
+	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", &config{minBatch: minRays, minSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.Close()
+	cpu, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cpu.Close()
+	ids := register(t, gpu, shapes)
+	register(t, cpu, shapes)
+	var want, got narrow.Result
+	steps := 0
+	for k, pairs := range scripted(shapes, ids, 120, 12, 3) {
+		// A growing batch, from a few pairs to all of them.
+		pairs = pairs[:min(len(pairs), 2+10*k)]
+		stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)
+		if want.Stats.StandardRays > 0 {
+			steps++
+		}
+	}
+	if dev.batches == 0 || dev.batches >= steps || dev.smallest < minRays {
+		t.Fatalf("%d steps cast standard rays; the device traced %d batches, the smallest of %d rays (minimum %d)", steps, dev.batches, dev.smallest, minRays)
+	}
+	t.Logf("%d of %d steps with standard rays went to the device", dev.batches, steps)
 }
 
 // TestHostKernelBackendMatchesCPU is TestBackendMatchesCPU with the

@@ -76,6 +76,8 @@ type tracer struct {
 	// page-locked host memory: room for stageCap rays, carved into the
 	// queries, forward hits, backward hits and shape indices.
 	pageable bool // keep the batches in Go memory (a baseline for benchmarks)
+	minBatch int  // the fewest rays a batch sent to the devices holds (MinBatch)
+	batches  int  // batches sent to the devices (Start)
 	stage    unsafe.Pointer
 	stageCap int
 	noStage  bool // an allocation failed: batches stay in Go memory
@@ -154,7 +156,14 @@ func (t *tracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 	return t.Wait()
 }
 
-var _ cpubackend.AsyncTracer = (*tracer)(nil)
+var (
+	_ cpubackend.AsyncTracer = (*tracer)(nil)
+	_ cpubackend.MinBatcher  = (*tracer)(nil)
+)
+
+// MinBatch returns the fewest rays a batch must hold to be sent to the
+// devices (cpubackend.MinBatcher; see WithMinBatch).
+func (t *tracer) MinBatch() int { return t.minBatch }
 
 // Start queues the batch on the devices and returns
 // (cpubackend.AsyncTracer): the backend's workers run the step's
@@ -186,6 +195,7 @@ func (t *tracer) Start(ctx context.Context, b *cpubackend.RayBatch) error {
 	t.first = part{dev: 0, lo: 0, hi: n / k, b: b}
 	t.start(&t.first)
 	t.nparts, t.rays = k, n
+	t.batches++
 	return nil
 }
 
