@@ -111,6 +111,8 @@ type Backend struct {
 	runFinish   func(i, w int)
 	tracer      Tracer
 	batch       RayBatch                // with a tracer: the step's standard rays
+	gather      bool                    // the step gathers its standard rays for the tracer (see smallStep)
+	lastRays    int                     // the standard rays of the last step committed; -1: none yet
 	order       []int32                 // with a tracer: the step's work items, standard ones first (see tracedTasks)
 	nstd        int                     // with a tracer: how many of order are standard
 	slots       map[*narrow.Shape]int32 // with a tracer: batch.Shapes index of each Dst shape
@@ -223,7 +225,7 @@ func New(p narrow.Params, opts ...Option) (*Backend, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	b := &Backend{params: p, workers: runtime.GOMAXPROCS(0), log: slog.Default(), ids: make(map[uint64]int32)}
+	b := &Backend{params: p, workers: runtime.GOMAXPROCS(0), log: slog.Default(), ids: make(map[uint64]int32), lastRays: -1}
 	for _, o := range opts {
 		o(b)
 	}
@@ -302,6 +304,7 @@ func (b *Backend) Reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.store.Forget()
+	b.lastRays = -1 // every pair's next step is standard: a large batch
 }
 
 // Close stops the workers. Later calls fail with narrow.ErrBackendClosed.
@@ -369,7 +372,8 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 	t1 := time.Now()
 	var stepErr error
 	var batch time.Duration
-	if b.tracer != nil {
+	b.gather = b.tracer != nil && !b.smallStep()
+	if b.gather {
 		batch, stepErr = b.tracedTasks(ctx)
 		if stepErr != nil {
 			b.stop.Store(true)
@@ -405,6 +409,7 @@ func (b *Backend) detect(ctx context.Context, pairs []narrow.Pair, w narrow.Resu
 		s.c0, s.m0, s.p0 = nc, nm, np
 		nc, nm, np = nc+s.contacts, nm+s.manifolds, np+s.points
 	}
+	b.lastRays = sum.StandardRays
 	for _, i := range b.fresh {
 		j := b.job(int(i))
 		b.store.Put(int(i), j.pair.ID, j.st)

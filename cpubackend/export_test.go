@@ -24,3 +24,7 @@ func (b *Backend) LastItems() (items, tasks int) {
 	}
 	return items, len(b.tasks)
 }
+
+// Gathered reports whether the last step gathered its standard rays into
+// a batch for the tracer (see Backend.smallStep).
+func (b *Backend) Gathered() bool { return b.gather }

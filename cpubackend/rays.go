@@ -45,7 +45,7 @@ func (b *Backend) doTask(i, w int) {
 	}
 	b.cands[w] = cands
 	slices.Sort(cands)
-	if b.tracer != nil {
+	if b.gather {
 		// The rays' queries wait for the step's batch (see tracedTasks).
 		for _, v := range cands {
 			t.pend = append(t.pend, pending{v: v})
@@ -174,6 +174,19 @@ func (b *Backend) tracedTasks(ctx context.Context) (time.Duration, error) {
 		b.pool.run(b.nstd, b.runFinish)
 	}
 	return batch, nil
+}
+
+// smallStep reports whether a step with a MinBatcher runs as without a
+// tracer, its work items tracing their own rays: when the last step cast
+// fewer standard rays than the tracer's minimum, this one is likely to
+// stay under it too, and would only pay for the batch's gathering, layout
+// and completion phases to be traced on the workers anyway. A step that
+// casts more all the same is traced on the workers (the same output); the
+// next one goes to the tracer. The first step, whose every pair is new,
+// goes to the tracer.
+func (b *Backend) smallStep() bool {
+	mb, ok := b.tracer.(MinBatcher)
+	return ok && b.lastRays >= 0 && b.lastRays < mb.MinBatch()
 }
 
 // gatherBatch lays out the queries that the standard work items gathered

@@ -52,7 +52,8 @@ type AsyncTracer interface {
 // batches of at least MinBatch rays: a device whose round trip costs more
 // than a few rays traced on the workers. The backend traces a smaller
 // batch on its own workers, with the same output, and does not call the
-// Tracer for it.
+// Tracer for it; a step after one that cast fewer standard rays than the
+// minimum gathers no batch at all and runs as without a Tracer.
 type MinBatcher interface {
 	Tracer
 	MinBatch() int

@@ -130,14 +130,17 @@ func (m *minTracer) Trace(ctx context.Context, b *cpubackend.RayBatch) error {
 
 // TestTracerMinBatch checks that the backend traces the batches under a
 // MinBatcher's minimum on its own workers: the tracer gets only the
-// larger ones, and every step's Result is the backend's own.
+// larger ones, and every step's Result is the backend's own. Steps after
+// one under the minimum run as without a tracer (smallStep); a step that
+// gathers a batch and finds it small traces it on the workers; both
+// happen, and so do batches sent to the tracer.
 func TestTracerMinBatch(t *testing.T) {
 	sh := btLoad(t)
 	_, ids := btNew(t, sh, narrow.Params{})
-	batch := btScriptedBatch(t, sh, ids, 60, 10)
-	for k := range batch {
-		// A growing batch: its rays cross the minimum.
-		batch[k] = batch[k][:10+5*k]
+	batch := btScriptedBatch(t, sh, ids, 60, 12)
+	for k, n := range []int{6, 8, 50, 55, 60, 10, 6, 58, 60, 8, 55, 60} {
+		// Batches that grow and shrink across the minimum.
+		batch[k] = batch[k][:min(len(batch[k]), n)]
 	}
 	for _, p := range []narrow.Params{{Method: narrow.MethodStandard}, {Method: narrow.MethodPredictive}} {
 		t.Run(p.Method.String(), func(t *testing.T) {
@@ -155,16 +158,27 @@ func TestTracerMinBatch(t *testing.T) {
 			tr := &minTracer{min: sorted[len(sorted)/2] + 1}
 			own, _ := btNew(t, sh, p)
 			traced, _ := btNew(t, sh, p, cpubackend.WithTracer(tr))
+			var inline, small, sent int
 			sameSteps(t, own, traced, batch, nil)
-			below := 0
-			for _, n := range sizes {
-				if n > 0 && n < tr.min {
-					below++
+			// Again, step by step, to see which way each went (the
+			// Results were checked above).
+			traced2, _ := btNew(t, sh, p, cpubackend.WithTracer(tr))
+			for k, pairs := range batch {
+				calls := tr.calls
+				btDetect(t, traced2, pairs, &res)
+				switch {
+				case !traced2.Gathered():
+					inline++
+				case tr.calls > calls:
+					sent++
+				case sizes[k] > 0:
+					small++
 				}
 			}
-			if tr.smaller != 0 || tr.calls == 0 || below == 0 {
-				t.Fatalf("batches of %v rays, minimum %d: %d calls, %d of them under the minimum; %d batches under it", sizes, tr.min, tr.calls, tr.smaller, below)
+			if tr.smaller != 0 || inline == 0 || small == 0 || sent == 0 {
+				t.Fatalf("batches of %v rays, minimum %d: %d calls under the minimum; %d steps without a batch, %d traced on the workers, %d sent", sizes, tr.min, tr.smaller, inline, small, sent)
 			}
+			t.Logf("batches of %v rays, minimum %d: %d steps without a batch, %d traced on the workers, %d sent", sizes, tr.min, inline, small, sent)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package optixbackend
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -53,14 +54,16 @@ func (p *partsBackend) Detect(ctx context.Context, pairs []narrow.Pair, res *nar
 // round trip that the iterative work items did not cover), finish; and
 // for the GPU, per step that traced rays, the device's copies up, kernel
 // and copies down. The GPU backend runs with its default minimum batch
-// and with others (WithMinBatch; min=0: every batch on the device). The
+// and with others (WithMinBatch; min=0: every batch on the device);
+// backend nodevice is the GPU backend whose batches all stay on the CPU
+// (a host device that none reaches), which runs without a GPU too. The
 // two backends' contacts are the same (TestBackendMatchesCPU), so the
 // runs simulate the same scene.
 func BenchmarkTori100(b *testing.B) {
 	for _, v := range []struct {
 		backend string
 		min     int // the GPU backend's minimum batch (WithMinBatch); -1: its default
-	}{{"cpu", 0}, {"gpu", -1}, {"gpu", 0}, {"gpu", 512}, {"gpu", 2048}, {"gpu", 8192}} {
+	}{{"cpu", 0}, {"nodevice", 0}, {"gpu", -1}, {"gpu", 0}, {"gpu", 512}, {"gpu", 2048}, {"gpu", 8192}} {
 		name := "backend=" + v.backend
 		if v.backend == "gpu" && v.min >= 0 {
 			name += fmt.Sprintf("/min=%d", v.min)
@@ -71,6 +74,15 @@ func BenchmarkTori100(b *testing.B) {
 			for range b.N {
 				var pb partsBackend
 				switch backend {
+				case "nodevice":
+					// The GPU backend with the host kernel as its device
+					// and a minimum batch above any batch: its CPU side,
+					// on machines without a GPU too.
+					g, err := newOn(narrow.Params{}, []rayDevice{openHost(b)}, "the host", &config{minBatch: math.MaxInt, minSet: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					pb.Backend = g
 				case "gpu":
 					var opts []Option
 					if v.min >= 0 {
