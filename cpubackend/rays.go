@@ -99,17 +99,16 @@ func (t *task) consume(j *job, r *narrow.Resolved, dir *narrow.Direction, v int3
 // tracedTasks runs the step's work items with a tracer. The standard
 // items run first and gather their queries, and the batch goes to the
 // tracer (gatherBatch). An AsyncTracer traces it while the workers run
-// the iterative items, which need none of its rays: on a GPU the device's
-// round trip then hides behind the iterative walks rather than adding to
-// them. Other tracers trace it before the iterative items; a batch
-// smaller than a MinBatcher's minimum is traced by the workers, in the
-// iterative items' phase. Then the
-// standard items complete their rays (doFinish). Every item writes only
-// its own output, so the order in which they run changes no result. It
-// returns the time the workers spent on the batch rather than on work
-// items (gathering it, and calls to the tracer) and the tracer's error,
-// unless it wraps ErrTraceHere: the workers then trace the batch
-// themselves.
+// the iterative items, which need none of its rays: on a GPU the
+// device's round trip then hides behind the iterative walks rather than
+// adding to them. Other tracers trace it before the iterative items; a
+// batch smaller than a MinBatcher's minimum is traced by the workers, in
+// the iterative items' phase. Then the standard items complete their
+// rays (doFinish). Every item writes only its own output, so the order
+// in which they run changes no result. It returns the time the workers
+// spent on the batch rather than on work items (gathering it, and calls
+// to the tracer) and the tracer's error, unless it wraps ErrTraceHere:
+// the workers then trace the batch themselves.
 func (b *Backend) tracedTasks(ctx context.Context) (time.Duration, error) {
 	b.order = slices.Grow(b.order[:0], len(b.tasks))
 	for i := range b.tasks {
