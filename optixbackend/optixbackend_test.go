@@ -389,16 +389,7 @@ func TestHostKernelMinBatch(t *testing.T) {
 	shapes := loadShapes(t)
 	dev := openHost(t)
 	const minRays = 2500
-	gpu, err := newOn(narrow.Params{}, []rayDevice{dev}, "the host", &config{minBatch: minRays, minSet: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gpu.Close()
-	cpu, err := cpubackend.New(narrow.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cpu.Close()
+	gpu, cpu := hostAndCPU(t, dev, &config{minBatch: minRays, minSet: true})
 	ids := register(t, gpu, shapes)
 	register(t, cpu, shapes)
 	var want, got narrow.Result
