@@ -20,9 +20,20 @@ var backendNames = []string{"cpu", "gpu", "plugin"}
 // pluginBinary is the default name of the plugin binary (cmd/irtcd-plugin).
 const pluginBinary = "irtcd-plugin"
 
-// checkBackend validates -backend and -plugin and returns the plugin
-// binary's path (empty for the CPU backend). Its errors are bad input.
-func checkBackend(name, pluginPath string) (string, error) {
+// gpuMinUsage is -gpu-min-batch's usage line.
+const gpuMinUsage = "with -backend gpu: the fewest rays (`N`) a step's batch must hold to go to the GPU, smaller ones are traced on the CPU " +
+	"(-1: 128 per CPU worker; 0: every batch)"
+
+// checkBackend validates -backend, -plugin and -gpu-min-batch and
+// returns the plugin binary's path (empty for the CPU backend). Its
+// errors are bad input.
+func checkBackend(name, pluginPath string, gpuMin int) (string, error) {
+	if gpuMin < -1 {
+		return "", fmt.Errorf("-gpu-min-batch %d: want -1 (the default), 0 or more rays", gpuMin)
+	}
+	if gpuMin != -1 && name != "gpu" {
+		return "", fmt.Errorf("-gpu-min-batch %d: only -backend gpu has a minimum batch", gpuMin)
+	}
 	switch name {
 	case "cpu", "gpu":
 		if pluginPath != "" {
@@ -63,10 +74,11 @@ func findPlugin(path string) (string, error) {
 }
 
 // newBackend returns the narrow-phase backend: the in-process CPU backend,
-// the GPU backend (name "gpu"), or the plugin binary at pluginPath (see
+// the GPU backend (name "gpu"; gpuMin ≥ 0 sets its minimum batch,
+// optixbackend.WithMinBatch), or the plugin binary at pluginPath (see
 // checkBackend) running a CPU backend, with the same parameters and
 // workers.
-func newBackend(name, pluginPath string, p narrow.Params, workers int, log *slog.Logger) (narrow.Backend, error) {
+func newBackend(name, pluginPath string, p narrow.Params, workers, gpuMin int, log *slog.Logger) (narrow.Backend, error) {
 	if pluginPath != "" {
 		return plugin.New(pluginPath, p, plugin.WithWorkers(workers), plugin.WithLogger(log))
 	}
@@ -74,6 +86,9 @@ func newBackend(name, pluginPath string, p narrow.Params, workers int, log *slog
 		opts := []optixbackend.Option{optixbackend.WithLogger(log)}
 		if workers > 0 {
 			opts = append(opts, optixbackend.WithWorkers(workers))
+		}
+		if gpuMin >= 0 {
+			opts = append(opts, optixbackend.WithMinBatch(gpuMin))
 		}
 		return optixbackend.New(p, opts...)
 	}

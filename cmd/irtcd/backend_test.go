@@ -132,13 +132,19 @@ func TestBenchBackend(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, `unknown backend "tpu"`) {
 		t.Errorf("-backend tpu: exit %d, stderr %q", code, stderr)
 	}
+	code, _, stderr = runArgs(t, "", "bench", "-q", "-gpu-min-batch", "0", "-out", out)
+	if code != exitUsage || !strings.Contains(stderr, "only -backend gpu has a minimum batch") {
+		t.Errorf("-gpu-min-batch on the CPU backend: exit %d, stderr %q", code, stderr)
+	}
 	if be, err := optixbackend.New(narrow.Params{}); err == nil {
 		be.Close()
 		t.Skip("a CUDA device is present: the bench would run on it")
 	}
-	code, _, stderr = runArgs(t, "", "bench", "-q", "-scale", "0.01", "-only", "tori", "-backend", "gpu", "-out", out)
-	if code != exitFail || !strings.Contains(stderr, "no usable CUDA device") {
-		t.Errorf("-backend gpu without a device: exit %d, stderr %q", code, stderr)
+	for _, m := range []string{"-1", "0", "4096"} {
+		code, _, stderr = runArgs(t, "", "bench", "-q", "-scale", "0.01", "-only", "tori", "-backend", "gpu", "-gpu-min-batch", m, "-out", out)
+		if code != exitFail || !strings.Contains(stderr, "no usable CUDA device") {
+			t.Errorf("-backend gpu -gpu-min-batch %s without a device: exit %d, stderr %q", m, code, stderr)
+		}
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a report was written")

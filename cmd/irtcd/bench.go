@@ -51,6 +51,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress bar")
 	backend := fs.String("backend", "cpu", "narrow-phase `backend` of the 3D scene runs: cpu, gpu or plugin (the references stay on cpu)")
 	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
+	gpuMin := fs.Int("gpu-min-batch", -1, gpuMinUsage)
 	fail := failer(stderr, "bench")
 	help := func() string {
 		var list strings.Builder
@@ -65,7 +66,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return fail(exitUsage, "%v", err)
 	}
-	binary, err := checkBackend(*backend, *pluginPath)
+	binary, err := checkBackend(*backend, *pluginPath, *gpuMin)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
@@ -86,7 +87,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *backend != "cpu" {
 		// Open one first, so that a missing device or plugin is reported
 		// before any experiment runs, and the report names the device.
-		be, err := newBackend(*backend, binary, narrow.Params{}, *workers, cfg.Logger)
+		be, err := newBackend(*backend, binary, narrow.Params{}, *workers, *gpuMin, cfg.Logger)
 		if err != nil {
 			return fail(exitFail, "backend: %v", err)
 		}
@@ -96,7 +97,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		be.Close()
 		cfg.NewBackend = func(p narrow.Params) (narrow.Backend, error) {
-			return newBackend(*backend, binary, p, *workers, cfg.Logger)
+			return newBackend(*backend, binary, p, *workers, *gpuMin, cfg.Logger)
 		}
 	}
 	var bar *progressbar.ProgressBar

@@ -41,6 +41,7 @@ flags:
 // demoFlags are the flags that demo and demo3d share.
 type demoFlags struct {
 	n, steps, workers, every, width *int
+	gpuMin                          *int
 	backend, pluginPath, method     *string
 	out, plotFile                   *string
 	seed                            *uint64
@@ -53,6 +54,7 @@ func addDemoFlags(fs *flag.FlagSet, out string, width int) *demoFlags {
 		steps:      fs.Int("steps", 0, "number of steps of 1/60 s (0: the scene's default for its size)"),
 		backend:    fs.String("backend", "cpu", "narrow-phase `backend`: cpu (in-process), gpu (rays traced by CUDA kernels, the rest as cpu) or plugin (cpu, in an irtcd-plugin process)"),
 		pluginPath: fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)"),
+		gpuMin:     fs.Int("gpu-min-batch", -1, gpuMinUsage),
 		method:     fs.String("method", "predictive", "`algorithm`: standard, iterative or predictive"),
 		workers:    fs.Int("workers", 0, "CPU backend threads, in-process or in the plugin (0: every core)"),
 		seed:       fs.Uint64("seed", 1, "seed of the scene's random choices"),
@@ -74,7 +76,7 @@ type demoSetup struct {
 func (f *demoFlags) check() (demoSetup, error) {
 	var d demoSetup
 	var err error
-	if d.binary, err = checkBackend(*f.backend, *f.pluginPath); err != nil {
+	if d.binary, err = checkBackend(*f.backend, *f.pluginPath, *f.gpuMin); err != nil {
 		return d, err
 	}
 	if d.method, err = narrow.ParseMethod(*f.method); err != nil {
@@ -223,7 +225,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	logger := demoLogger(stderr)
-	be, err := newBackend(*f.backend, d.binary, narrow.Params{Method: d.method, ManifoldSize: box2dadapter.ManifoldSize}, *f.workers, logger)
+	be, err := newBackend(*f.backend, d.binary, narrow.Params{Method: d.method, ManifoldSize: box2dadapter.ManifoldSize}, *f.workers, *f.gpuMin, logger)
 	if err != nil {
 		return fail(exitFail, "backend: %v", err)
 	}

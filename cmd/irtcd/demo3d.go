@@ -111,7 +111,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	params.Method = d.method
 	params.Speculative = params.Speculative && d.method == narrow.MethodPredictive
 	logger := demoLogger(stderr)
-	be, err := newBackend(*f.backend, d.binary, params, *f.workers, logger)
+	be, err := newBackend(*f.backend, d.binary, params, *f.workers, *f.gpuMin, logger)
 	if err != nil {
 		return fail(exitFail, "backend: %v", err)
 	}

@@ -114,6 +114,8 @@ func TestDemoBadInput(t *testing.T) {
 		{[]string{"-backend", "tpu"}, `-backend: unknown backend "tpu" (want cpu, gpu, plugin)`},
 		{[]string{"-backend", "plugin", "-plugin", filepath.Join(dir, "missing")}, `no such plugin binary; build it with 'go build -o ` + filepath.Join(dir, "missing") + ` ./cmd/irtcd-plugin'`},
 		{[]string{"-plugin", filepath.Join(dir, "missing")}, `only -backend plugin runs a plugin`},
+		{[]string{"-gpu-min-batch", "0"}, `-gpu-min-batch 0: only -backend gpu has a minimum batch`},
+		{[]string{"-backend", "gpu", "-gpu-min-batch", "-2"}, `-gpu-min-batch -2: want -1 (the default), 0 or more rays`},
 		{[]string{"-scene", "nope"}, `-scene: sim: unknown scene "nope"`},
 		{[]string{"-method", "fast"}, `-method:`},
 		{[]string{"-n", "-1"}, `-n:`},
@@ -272,6 +274,7 @@ func TestDemo3DBadInput(t *testing.T) {
 		{[]string{"-width", "5000"}, `-width:`},
 		{[]string{"-out", filepath.Join(dir, "x.png")}, `must not end in .png`},
 		{[]string{"-backend", "tpu"}, `-backend: unknown backend "tpu"`},
+		{[]string{"-backend", "plugin", "-gpu-min-batch", "100"}, `-gpu-min-batch 100: only -backend gpu has a minimum batch`},
 		{[]string{"-glb", filepath.Join(dir, "run.gltf")}, `-glb ` + filepath.Join(dir, "run.gltf") + `: want a .glb file`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
