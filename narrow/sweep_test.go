@@ -112,3 +112,167 @@ func TestSweepThinPlate(t *testing.T) {
 		t.Errorf("starting inside: %v, want 1", got)
 	}
 }
+
+// TestSweepEdgesCrossingBars: a bar dropped across another (a "+") meets
+// it edge on edge, with no vertex of either ever inside the other: Sweep
+// sees nothing either way, SweepEdges the fraction where the bars' faces
+// meet; moving away, or leaving the other bar, it sees nothing.
+func TestSweepEdgesCrossingBars(t *testing.T) {
+	fixed, err := NewBox(mgl64.Vec3{-2, -0.05, -0.05}, mgl64.Vec3{2, 0.05, 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar, err := NewBox(mgl64.Vec3{-0.05, -0.05, -1}, mgl64.Vec3{0.05, 0.05, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(y float64) Transform {
+		return Pose{Pos: mgl64.Vec3{0.3, y, 0.1}, Rot: mgl64.QuatIdent()}.Transform()
+	}
+	from, to, above, crossed := at(1), at(-1), at(3), at(-0.02)
+	back, back2 := from.Inverse(), to.Inverse() // the fixed bar in the falling one's frame
+	if got := min(Sweep(bar, &from, &to, fixed, 0), Sweep(fixed, &back, &back2, bar, 0)); got != 1 {
+		t.Errorf("vertex sweeps: %v, want 1 (no vertex enters)", got)
+	}
+	// The bottom face (y − 0.05) reaches the top (0.05) at y = 0.1: after
+	// 0.9 of the 2 travelled.
+	want := 0.45
+	for _, tc := range []struct {
+		name     string
+		got      float64
+		fraction float64
+	}{
+		{"falling bar's edges", SweepEdges(bar, &from, &to, fixed, 0), want},
+		{"fixed bar's edges", SweepEdges(fixed, &back, &back2, bar, 0), want},
+		{"moving away", SweepEdges(bar, &from, &above, fixed, 0), 1},
+		// Crossed a little, going on down: its top edges leave the
+		// fixed bar through its bottom edges; nothing enters.
+		{"leaving", SweepEdges(bar, &crossed, &to, fixed, 0), 1},
+	} {
+		if math.Abs(tc.got-tc.fraction) > 1e-12 {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.fraction)
+		}
+	}
+	// advance is a distance along the longer path of an edge's ends.
+	if got := SweepEdges(bar, &from, &to, fixed, 0.02); math.Abs(got-(want+0.01)) > 1e-12 {
+		t.Errorf("advanced by 0.02 of 2: %v, want %v", got, want+0.01)
+	}
+}
+
+// TestSweepEdgesTimeOfImpact: for translations, the lesser of Sweep and
+// SweepEdges, both ways, is the time of first touch that narrow.Overlap
+// (exact, edges included) sees: just before it the shapes are apart and
+// no sample of the motion before it overlaps; just after it they
+// overlap (but for a grazing touch). Bars, plates, boxes and the test
+// meshes, from apart, moving through each other; in some motions the
+// first touch is edge on edge, which Sweep alone misses.
+func TestSweepEdgesTimeOfImpact(t *testing.T) {
+	shapes := cullShapes(t)
+	mk := func(x, y, z float64) *Shape {
+		s, err := NewBox(mgl64.Vec3{-x, -y, -z}, mgl64.Vec3{x, y, z})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	bar, plate, cube := mk(1, 0.04, 0.04), mk(0.6, 0.03, 0.6), mk(0.3, 0.3, 0.3)
+	rng := rand.New(rand.NewPCG(7, 21))
+	const samples = 200
+	var hits, edgeFirst, grazing, total int
+	for _, pr := range [][2]*Shape{{bar, bar}, {bar, plate}, {cube, bar}, {bar, shapes["torus"]}, {shapes["bunny"], cube}} {
+		a, b := pr[0], pr[1]
+		for range 40 {
+			total++
+			dist := (a.size + b.size) * (0.5 + 0.3*rng.Float64())
+			pa, pb := randomPoses(rng, a, b, dist)
+			// Through b's centre, give or take, and beyond.
+			aim := pb.Pos.Add(randVec(rng, false).Mul(0.2 * b.size))
+			move := aim.Sub(pa.Pos).Mul(2)
+			poseAt := func(f float64) Pose { return Pose{Pos: pa.Pos.Add(move.Mul(f)), Rot: pa.Rot} }
+			pa1 := poseAt(1)
+			var ab0, ab1, ba0, ba1 Direction
+			ab0.SetPoses(SideA, a, b, &pa, &pb)
+			ab1.SetPoses(SideA, a, b, &pa1, &pb)
+			ba0.SetPoses(SideB, b, a, &pb, &pa)
+			ba1.SetPoses(SideB, b, a, &pb, &pa1)
+			vertex := min(Sweep(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), Sweep(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0))
+			toi := min(vertex, SweepEdges(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), SweepEdges(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0))
+			overlaps := func(f float64) bool {
+				hit, err := Overlap(a, b, poseAt(f), pb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return hit
+			}
+			if overlaps(0) {
+				total--
+				continue // it must start apart
+			}
+			first := 1.0
+			for k := 1; k <= samples; k++ {
+				if f := float64(k) / samples; overlaps(f) {
+					first = f
+					break
+				}
+			}
+			eps := 1e-6
+			if toi > first+eps {
+				t.Logf("sweeps: vertex ab %v ba %v, edges ab %v ba %v; overlap 0.115 %v 0.118 %v 0.12 %v; pa %v move %v pb %v",
+					Sweep(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), Sweep(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0),
+					SweepEdges(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), SweepEdges(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0),
+					overlaps(0.115), overlaps(0.118), overlaps(0.12), pa, move, pb)
+				t.Fatalf("pair %d: time of impact %v (vertices %v), but the shapes overlap at %v", total, toi, vertex, first)
+			}
+			if toi < 1 {
+				hits++
+				if overlaps(toi - eps) {
+					t.Fatalf("time of impact %v, but they overlap before it", toi)
+				}
+				if !overlaps(min(1, toi+eps)) {
+					grazing++
+				}
+				if vertex > first+eps {
+					edgeFirst++
+				}
+			}
+		}
+	}
+	t.Logf("%d motions: %d hit, %d of them edge on edge first, %d grazing", total, hits, edgeFirst, grazing)
+	if hits < total/2 || edgeFirst == 0 || grazing > hits/10 {
+		t.Errorf("%d of %d motions hit, %d edge on edge first, %d grazing: the test exercises too little", hits, total, edgeFirst, grazing)
+	}
+}
+
+// BenchmarkSweep times Sweep and SweepEdges of a test mesh against
+// itself: a step of 0.3 × its size towards the other from just apart
+// (motion=step), and a motion from 0.9 × its size away through and
+// past the other (motion=through), where every edge's quad spans the
+// other shape and the edge pairs' boxes cull little.
+func BenchmarkSweep(b *testing.B) {
+	shapes := cullShapes(&testing.T{})
+	for _, name := range []string{"bunny", "torus"} {
+		s := shapes[name]
+		for _, motion := range []string{"step", "through"} {
+			rng := rand.New(rand.NewPCG(1, 2))
+			pa, pb := randomPoses(rng, s, s, 1.05*s.size)
+			pa1 := Pose{Pos: pa.Pos.Add(pb.Pos.Sub(pa.Pos).Normalize().Mul(0.3 * s.size)), Rot: pa.Rot}
+			if motion == "through" {
+				pa, pb = randomPoses(rng, s, s, 0.9*s.size)
+				pa1 = Pose{Pos: pa.Pos.Add(pb.Pos.Sub(pa.Pos).Mul(1.5)), Rot: pa.Rot}
+			}
+			var d0, d1 Direction
+			d0.SetPoses(SideA, s, s, &pa, &pb)
+			d1.SetPoses(SideA, s, s, &pa1, &pb)
+			b.Run(name+"/motion="+motion+"/vertices", func(b *testing.B) {
+				for range b.N {
+					Sweep(s, &d0.SrcToDst, &d1.SrcToDst, s, 0)
+				}
+			})
+			b.Run(name+"/motion="+motion+"/edges", func(b *testing.B) {
+				for range b.N {
+					SweepEdges(s, &d0.SrcToDst, &d1.SrcToDst, s, 0)
+				}
+			})
+		}
+	}
+}

@@ -97,6 +97,14 @@ type Config struct {
 	// Bullet's defaults, which the papers' experiments ran) turns it off;
 	// 0.05 sweeps what speculative contacts may miss.
 	CCDMotion float64
+	// CCDEdges makes continuous collision detection (CCDMotion) sweep the
+	// shapes' edges too (narrow.SweepEdges): a body whose first touch of
+	// another is edge on edge, its vertices never inside the other (a
+	// fast bar dropped across a thin one), is stopped there rather than
+	// passing through. It tests pairs of edges of each swept pair (up to
+	// the product of their edge counts), so it is off by default, and
+	// with it off the papers' experiments run as they did.
+	CCDEdges bool
 
 	// Backend is the narrow phase. Nil: NewWorld creates
 	// cpubackend.New(Params) with Workers workers (GOMAXPROCS when 0) and

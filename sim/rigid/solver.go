@@ -461,6 +461,9 @@ func (w *World) sweep() {
 		from.SetRelative(&tb0, &ta0)
 		to.SetRelative(&tb1, &ta1)
 		f := narrow.Sweep(a.shape, &from, &to, b.shape, advance)
+		if w.cfg.CCDEdges {
+			f = min(f, narrow.SweepEdges(a.shape, &from, &to, b.shape, advance))
+		}
 		from.SetRelative(&ta0, &tb0)
 		to.SetRelative(&ta1, &tb1)
 		f = min(f, narrow.Sweep(b.shape, &from, &to, a.shape, advance))
