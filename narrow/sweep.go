@@ -25,12 +25,7 @@ func Sweep(src *Shape, from, to *Transform, dst *Shape, advance float64) float64
 		box.Min[2], box.Max[2] = -1, 1
 	}
 	for b, blk := range src.vblocks {
-		swept := blk.Transformed(from)
-		end := blk.Transformed(to)
-		for k := range 3 {
-			swept.Min[k], swept.Max[k] = min(swept.Min[k], end.Min[k]), max(swept.Max[k], end.Max[k])
-		}
-		if !swept.meets(&box) {
+		if swept := sweptBox(blk, from, to); !swept.meets(&box) {
 			continue
 		}
 		for _, v := range src.BlockVertices(b) {
@@ -74,8 +69,8 @@ func Sweep(src *Shape, from, to *Transform, dst *Shape, advance float64) float64
 // translation, cut into two triangles otherwise. An edge of dst that
 // crosses the quad meets the moving edge at the fraction of the motion
 // interpolated there. It counts only if the moving edge goes into dst
-// there: against the normal of the two edges that points out of dst (out
-// of both faces of dst's edge); crossings of parallel edges are their
+// there: against the normal of the two edges that points out of dst (to
+// the side of the two faces of dst's edge); crossings of parallel edges are their
 // ends', which Sweep sees. The fraction is advanced by advance over the
 // edge's ends' longer path. Edges whose boxes miss each other, or miss
 // dst's box, are skipped. It tests pairs of edges, so it costs up to the
@@ -90,11 +85,7 @@ func SweepEdges(src *Shape, from, to *Transform, dst *Shape, advance float64) fl
 	for sb := range src.edgeBlocks {
 		// A block of src's edges whose box, at both ends of the motion,
 		// lies beside dst's box sweeps nothing in it.
-		swept, end := src.edgeBlocks[sb].box.Transformed(from), src.edgeBlocks[sb].box.Transformed(to)
-		for k := range 3 {
-			swept.Min[k], swept.Max[k] = min(swept.Min[k], end.Min[k]), max(swept.Max[k], end.Max[k])
-		}
-		if !swept.meets(&box) {
+		if swept := sweptBox(src.edgeBlocks[sb].box, from, to); !swept.meets(&box) {
 			continue
 		}
 		for i := sb * edgeBlock; i < min((sb+1)*edgeBlock, len(src.edges)); i++ {
@@ -162,6 +153,16 @@ func sweepEdge(src *Shape, i int, from, to *Transform, dst *Shape, box *AABB, ad
 		}
 	}
 	return best
+}
+
+// sweptBox returns a box holding b mapped by from and by to, and so
+// every straight path between the two places of a point of b.
+func sweptBox(b AABB, from, to *Transform) AABB {
+	swept, end := b.Transformed(from), b.Transformed(to)
+	for k := range 3 {
+		swept.Min[k], swept.Max[k] = min(swept.Min[k], end.Min[k]), max(swept.Max[k], end.Max[k])
+	}
+	return swept
 }
 
 // pointsBox returns the bounding box of the points.
