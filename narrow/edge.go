@@ -155,6 +155,47 @@ func (s *Shape) buildEdges() {
 		}
 		s.edgeBlocks = append(s.edgeBlocks, edgeBlockData{box: b, sharp: sharp, centre: c, radius: r})
 	}
+	// Boxes of edgeFan consecutive blocks, of edgeFan of those, and so on
+	// up to a level of at most edgeFan boxes: the blocks' spatial order
+	// makes them a hierarchy (edgeBoxes).
+	boxes := make([]AABB, len(s.edgeBlocks))
+	for i := range s.edgeBlocks {
+		boxes[i] = s.edgeBlocks[i].box
+	}
+	for len(boxes) > edgeFan {
+		up := make([]AABB, (len(boxes)+edgeFan-1)/edgeFan)
+		for i := range up {
+			up[i] = boxes[i*edgeFan]
+			for _, b := range boxes[i*edgeFan+1 : min((i+1)*edgeFan, len(boxes))] {
+				up[i] = up[i].Union(b)
+			}
+		}
+		s.edgeUp = append(s.edgeUp, up)
+		boxes = up
+	}
+}
+
+// edgeFan is the number of children of a node of the hierarchy over a
+// shape's edge blocks (Shape.edgeUp).
+const edgeFan = 8
+
+// edgeBox returns the box of node i of level l of the hierarchy over the
+// shape's edge blocks: block i for l = 0, else edgeUp[l-1][i], which
+// holds the nodes edgeFan·i to edgeFan·i + edgeFan − 1 of level l − 1.
+func (s *Shape) edgeBox(l, i int) *AABB {
+	if l == 0 {
+		return &s.edgeBlocks[i].box
+	}
+	return &s.edgeUp[l-1][i]
+}
+
+// edgeLevelSize returns the number of nodes of level l of the hierarchy
+// over the shape's edge blocks.
+func (s *Shape) edgeLevelSize(l int) int {
+	if l == 0 {
+		return len(s.edgeBlocks)
+	}
+	return len(s.edgeUp[l-1])
 }
 
 // edgeBlockData bounds a block of edgeBlock consecutive edges: their box,

@@ -48,6 +48,15 @@ func (b AABB) Intersect(o AABB) AABB {
 	return r
 }
 
+// Union returns the smallest box holding both boxes.
+func (b AABB) Union(o AABB) AABB {
+	for i := 0; i < 3; i++ {
+		b.Min[i] = min(b.Min[i], o.Min[i])
+		b.Max[i] = max(b.Max[i], o.Max[i])
+	}
+	return b
+}
+
 // Grow returns the box extended by d in every direction.
 func (b AABB) Grow(d float64) AABB {
 	for i := 0; i < 3; i++ {
@@ -118,6 +127,7 @@ type Shape struct {
 	edges      []Edge              // convex edges, in spatial order (Edge)
 	edgeSeg    [][2][3]float64     // their ends, in the same order
 	edgeBlocks []edgeBlockData     // per block of edgeBlock edges: their box and sharpest bend
+	edgeUp     [][]AABB            // the hierarchy over edgeBlocks (edgeBox)
 	edgeAngles []float64           // their bends, sharpest first (SharpEdges)
 	loops      int
 	mom        moments // about momentRef, for MassProps

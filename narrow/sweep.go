@@ -16,41 +16,81 @@ import "math"
 // it, and is the ordinary contacts' business); its fraction along the path
 // is advanced by advance (a distance, positive: a little past first touch,
 // so that the next detection at the returned pose sees a contact). A
-// vertex block whose boxes at both ends of the motion miss dst's box is
+// group, block or leaf of vertices (Shape.VertexOrder) whose motion
+// before the earliest fraction found so far stays outside dst's box is
 // skipped whole, and so is a vertex whose path misses it.
 func Sweep(src *Shape, from, to *Transform, dst *Shape, advance float64) float64 {
-	best := 1.0
+	return SweepBefore(src, from, to, dst, advance, 1)
+}
+
+// SweepBefore is Sweep looking only for fractions below limit: it
+// returns the earliest fraction less than limit at which a vertex of src
+// enters dst, or limit if none does. The result is Sweep's whenever that
+// is less than limit. Pass the other way's sweep as the limit: the
+// vertices' paths are cut there, and so is the culling of their groups,
+// blocks and leaves (Shape.VertexOrder's hierarchy), which also shrinks
+// as earlier hits are found.
+func SweepBefore(src *Shape, from, to *Transform, dst *Shape, advance, limit float64) float64 {
+	if !(limit > 0) {
+		return limit
+	}
+	best := min(limit, 1)
 	box := dst.bounds.Grow(dst.tEps)
 	if dst.dim == Dim2 {
 		box.Min[2], box.Max[2] = -1, 1
 	}
-	for b, blk := range src.vblocks {
-		if swept := sweptBox(blk, from, to); !swept.meets(&box) {
+	// Does the part of the motion before best of the vertices in b reach
+	// dst's box?
+	reaches := func(b AABB) bool {
+		r := partSweptBox(b, from, to, best)
+		return r.meets(&box)
+	}
+	for g := range src.vgroups {
+		if !reaches(src.vgroups[g]) {
 			continue
 		}
-		for _, v := range src.BlockVertices(b) {
-			if src.vnorm[v] == ([3]float64{}) {
-				continue // not a vertex of any primitive
-			}
-			p, q := from.Apply(src.verts[v]), to.Apply(src.verts[v])
-			d := sub3(q, p)
-			l := len3(d)
-			if !(l > 0) || !box.meetsSegment(p, q) {
+		for b := g * blockGroup; b < min((g+1)*blockGroup, len(src.vblocks)); b++ {
+			if !reaches(src.vblocks[b]) {
 				continue
 			}
-			dir := scale3(d, 1/l)
-			var lq lineQuery
-			lq.init(p, dir, 0, 0)
-			lq.fwd.T = best * l // only hits earlier than the best so far
-			dst.traceBVH(&lq)
-			h := lq.fwd
-			if h.Prim < 0 || h.Inside {
-				continue // no earlier hit, or it starts inside
+			for leaf := b * (VertexBlock / vertexLeaf); leaf < min((b+1)*(VertexBlock/vertexLeaf), len(src.vleaves)); leaf++ {
+				if !reaches(src.vleaves[leaf]) {
+					continue
+				}
+				for _, v := range src.vorder[leaf*vertexLeaf : min((leaf+1)*vertexLeaf, len(src.vorder))] {
+					best = sweepVertex(src, v, from, to, dst, &box, advance, best)
+				}
 			}
-			best = min(best, (h.T+advance)/l)
 		}
 	}
-	return best
+	if best < limit {
+		return best
+	}
+	return limit
+}
+
+// sweepVertex returns the lesser of best and the fraction, advanced by
+// advance, at which vertex v of src, moving from from to to, enters dst
+// from outside (see Sweep); box is dst's bounds grown by its TEps.
+func sweepVertex(src *Shape, v int32, from, to *Transform, dst *Shape, box *AABB, advance, best float64) float64 {
+	if src.vnorm[v] == ([3]float64{}) {
+		return best // not a vertex of any primitive
+	}
+	p, q := from.Apply(src.verts[v]), to.Apply(src.verts[v])
+	d := sub3(q, p)
+	l := len3(d)
+	if !(l > 0) || !box.meetsSegment(p, q) {
+		return best
+	}
+	var lq lineQuery
+	lq.init(p, scale3(d, 1/l), 0, 0)
+	lq.fwd.T = best * l // only hits earlier than the best so far
+	dst.traceBVH(&lq)
+	h := lq.fwd
+	if h.Prim < 0 || h.Inside {
+		return best // no earlier hit, or it starts inside
+	}
+	return min(best, (h.T+advance)/l)
 }
 
 // SweepEdges returns the earliest fraction of a motion at which a convex
@@ -72,36 +112,182 @@ func Sweep(src *Shape, from, to *Transform, dst *Shape, advance float64) float64
 // there: against the normal of the two edges that points out of dst (to
 // the side of the two faces of dst's edge); crossings of parallel edges are their
 // ends', which Sweep sees. The fraction is advanced by advance over the
-// edge's ends' longer path. Edges whose boxes miss each other, or miss
-// dst's box, are skipped. It tests pairs of edges, so it costs up to the
-// product of the two edge counts: use it for fast pairs, as continuous
-// collision detection does.
+// edge's ends' longer path.
+//
+// It tests pairs of edges, so it can cost up to the product of the two
+// edge counts; culling keeps it near the pairs that can meet before the
+// earliest fraction found so far (SweepEdgesBefore): a block of src's
+// edges is tested only against the blocks of dst's edges that the part
+// of its motion before that fraction can reach, and an edge only
+// against the edges that part of its quad can reach. Use it for fast
+// pairs, as continuous collision detection does, and give it the
+// vertices' time of impact as a limit.
 func SweepEdges(src *Shape, from, to *Transform, dst *Shape, advance float64) float64 {
-	if len(src.edges) == 0 || len(dst.edges) == 0 {
-		return 1
+	return SweepEdgesBefore(src, from, to, dst, advance, 1)
+}
+
+// SweepEdgesBefore is SweepEdges looking only for fractions below limit:
+// it returns the earliest fraction less than limit at which an edge of
+// src moving into dst meets one of dst's, or limit if there is none. The
+// result is SweepEdges' whenever that is less than limit. Pass the
+// least of the vertex sweeps (Sweep both ways): the edges' quads are then
+// cut at that fraction and most pairs of edges are never looked at.
+func SweepEdgesBefore(src *Shape, from, to *Transform, dst *Shape, advance, limit float64) float64 {
+	if len(src.edges) == 0 || len(dst.edges) == 0 || !(limit > 0) {
+		return limit
 	}
-	box := dst.bounds.Grow(dst.tEps)
-	best := 1.0
-	for sb := range src.edgeBlocks {
-		// A block of src's edges whose box, at both ends of the motion,
-		// lies beside dst's box sweeps nothing in it.
-		if swept := sweptBox(src.edgeBlocks[sb].box, from, to); !swept.meets(&box) {
+	s := edgeSweep{src: src, dst: dst, from: from, to: to, advance: advance, best: min(limit, 1)}
+	s.box = dst.bounds.Grow(dst.tEps)
+	// Down src's hierarchy of edge blocks, as far as the part of the
+	// motion before best reaches dst's box.
+	var stack edgeStack
+	stack.pushLevel(src, len(src.edgeUp))
+	for stack.n > 0 {
+		l, i := stack.pop()
+		reach := partSweptBox(*src.edgeBox(l, i), from, to, s.best)
+		if !reach.meets(&s.box) {
 			continue
 		}
-		for i := sb * edgeBlock; i < min((sb+1)*edgeBlock, len(src.edges)); i++ {
-			best = sweepEdge(src, i, from, to, dst, &box, advance, best)
+		if l > 0 {
+			stack.pushChildren(src, l, i)
+			continue
 		}
+		s.block(i, &reach)
 	}
-	return best
+	if s.best < limit {
+		return s.best
+	}
+	return limit
+}
+
+// edgeSweep is the state of one SweepEdgesBefore.
+type edgeSweep struct {
+	src, dst  *Shape
+	from, to  *Transform
+	box       AABB // dst's bounds grown by its TEps
+	advance   float64
+	best      float64
+	near      [sweepBlocks]int32 // dst's edge blocks that a block of src's can reach
+	nearCount int
+}
+
+// block sweeps src's edge block sb, whose motion before best lies in
+// reach, against the blocks of dst's edges that meet reach, found down
+// dst's hierarchy.
+func (s *edgeSweep) block(sb int, reach *AABB) {
+	var stack edgeStack
+	stack.pushLevel(s.dst, len(s.dst.edgeUp))
+	s.nearCount = 0
+	for stack.n > 0 {
+		l, i := stack.pop()
+		if !s.dst.edgeBox(l, i).meets(reach) {
+			continue
+		}
+		if l > 0 {
+			stack.pushChildren(s.dst, l, i)
+			continue
+		}
+		if s.nearCount == len(s.near) {
+			s.edges(sb)
+		}
+		s.near[s.nearCount] = int32(i)
+		s.nearCount++
+	}
+	if s.nearCount > 0 {
+		s.edges(sb)
+	}
+}
+
+// edges sweeps the edges of src's block sb against those of the listed
+// blocks of dst, and empties the list.
+func (s *edgeSweep) edges(sb int) {
+	for i := sb * edgeBlock; i < min((sb+1)*edgeBlock, len(s.src.edges)); i++ {
+		s.best = sweepEdge(s.src, i, s.from, s.to, s.dst, s.near[:s.nearCount], &s.box, s.advance, s.best)
+	}
+	s.nearCount = 0
+}
+
+// edgeStack holds the nodes of a shape's hierarchy of edge blocks still to
+// visit, depth first: at most edgeFan at the top and edgeFan − 1 more for
+// each level below it, so 96 entries hold a hierarchy of twelve levels
+// above its blocks (8¹² blocks of edges, far more than memory holds).
+type edgeStack struct {
+	level, index [edgeFan * 12]int32
+	n            int
+}
+
+// pushLevel pushes the nodes of level l of s's hierarchy, the top level
+// when l = len(s.edgeUp), last first.
+func (st *edgeStack) pushLevel(s *Shape, l int) {
+	for i := s.edgeLevelSize(l) - 1; i >= 0; i-- {
+		st.push(l, i)
+	}
+}
+
+// pushChildren pushes the children of node i of level l, last first.
+func (st *edgeStack) pushChildren(s *Shape, l, i int) {
+	for c := min((i+1)*edgeFan, s.edgeLevelSize(l-1)) - 1; c >= i*edgeFan; c-- {
+		st.push(l-1, c)
+	}
+}
+
+func (st *edgeStack) push(l, i int) {
+	st.level[st.n], st.index[st.n] = int32(l), int32(i)
+	st.n++
+}
+
+func (st *edgeStack) pop() (l, i int) {
+	st.n--
+	return int(st.level[st.n]), int(st.index[st.n])
+}
+
+// sweepBlocks is the number of dst's edge blocks SweepEdgesBefore lists
+// at a time for a block of src's edges.
+const sweepBlocks = 128
+
+// partSweptBox returns a box holding every point, at a fraction below f
+// of the motion, of the two triangles that sweepEdge cuts the quad of an
+// edge inside b into (see quadPart): b mapped by from, and the
+// interpolation at f of b mapped by from and by to, grown by a margin
+// for rounding.
+func partSweptBox(b AABB, from, to *Transform, f float64) AABB {
+	start, end := b.Transformed(from), b.Transformed(to)
+	r := start
+	for k := range 3 {
+		lo, hi := (1-f)*start.Min[k]+f*end.Min[k], (1-f)*start.Max[k]+f*end.Max[k]
+		r.Min[k], r.Max[k] = min(r.Min[k], lo), max(r.Max[k], hi)
+	}
+	return r.Grow(sweepMargin * (r.Max[0] - r.Min[0] + r.Max[1] - r.Min[1] + r.Max[2] - r.Min[2]))
+}
+
+// sweepMargin is the relative margin of the boxes of parts of quads: the
+// boxes of a part are interpolated, so rounding could put a crossing
+// that the triangles' test finds just outside them.
+const sweepMargin = 1e-9
+
+// quadPart returns a box holding every point of the triangles p0 q0 q1
+// and p0 q1 p1 at which the fraction of the motion, as sweepEdge
+// interpolates it, is at most f. In the first the fraction is q1's
+// weight, so those points are the triangle cut by the line through its
+// points p0 + f(q1 − p0) and q0 + f(q1 − q0); in the second it is the
+// sum of q1's and p1's weights, so they are the triangle p0,
+// p0 + f(q1 − p0), p0 + f(p1 − p0). For f = 1 that is the quad's box.
+func quadPart(p0, q0, p1, q1 [3]float64, f float64) AABB {
+	if f >= 1 {
+		return pointsBox(p0, q0, p1, q1)
+	}
+	b := pointsBox(p0, q0, add3(p0, scale3(sub3(q1, p0), f)), add3(q0, scale3(sub3(q1, q0), f)), add3(p0, scale3(sub3(p1, p0), f)))
+	return b.Grow(sweepMargin * (b.Max[0] - b.Min[0] + b.Max[1] - b.Min[1] + b.Max[2] - b.Min[2]))
 }
 
 // sweepEdge returns the lesser of best and the fraction at which edge i
 // of src, moving from from to to, first meets an edge of dst going into
-// it (see SweepEdges); box is dst's bounds grown by its TEps.
-func sweepEdge(src *Shape, i int, from, to *Transform, dst *Shape, box *AABB, advance, best float64) float64 {
+// it (see SweepEdges), among the edges of dst's edge blocks listed in
+// blocks; box is dst's bounds grown by its TEps.
+func sweepEdge(src *Shape, i int, from, to *Transform, dst *Shape, blocks []int32, box *AABB, advance, best float64) float64 {
 	seg := &src.edgeSeg[i]
 	p0, q0, p1, q1 := from.Apply(seg[0]), from.Apply(seg[1]), to.Apply(seg[0]), to.Apply(seg[1])
-	quad := pointsBox(p0, q0, p1, q1)
+	quad := quadPart(p0, q0, p1, q1, best)
 	if !quad.meets(box) {
 		return best
 	}
@@ -110,59 +296,74 @@ func sweepEdge(src *Shape, i int, from, to *Transform, dst *Shape, box *AABB, ad
 	if !(travel > 0) {
 		return best
 	}
-	for db := range dst.edgeBlocks {
+	// The planes of the quad's two triangles, both through p0: an edge of
+	// dst with both ends on one side of each, by more than rounding could
+	// move them, crosses neither. (The ends lie in the quad's part's box,
+	// and so does p0: their distances from p0 are at most its diagonal.)
+	n1, n2 := cross3(sub3(q0, p0), sub3(q1, p0)), cross3(sub3(q1, p0), mp)
+	diag := len3(sub3(quad.Max, quad.Min))
+	m1, m2 := sweepMargin*len3(n1)*diag, sweepMargin*len3(n2)*diag
+	for _, db := range blocks {
 		if !dst.edgeBlocks[db].box.meets(&quad) {
 			continue
 		}
-		for k := db * edgeBlock; k < min((db+1)*edgeBlock, len(dst.edges)); k++ {
-			f := &dst.edges[k]
-			b0, b1 := dst.edgeSeg[k][0], dst.edgeSeg[k][1]
-			if !quad.meetsBox(&dst.edgeSeg[k]) {
+		for k := int(db) * edgeBlock; k < min((int(db)+1)*edgeBlock, len(dst.edges)); k++ {
+			seg := &dst.edgeSeg[k]
+			if !quad.meetsBox(seg) {
 				continue
 			}
-			// The quad p0 q0 q1 p1 as two triangles; each corner has a
-			// fraction of the motion t and a place along the edge s.
-			var t, s float64
-			var ok bool
-			if a, b, hit := segmentTriangle(b0, b1, p0, q0, q1); hit {
-				t, s, ok = b, a+b, true
-			}
-			if a, b, hit := segmentTriangle(b0, b1, p0, q1, p1); hit && (!ok || a+b < t) {
-				t, s, ok = a+b, a, true
-			}
-			if !ok || t >= best {
+			a0, a1 := sub3(seg[0], p0), sub3(seg[1], p0)
+			if oneSide(dot3(a0, n1), dot3(a1, n1), m1) && oneSide(dot3(a0, n2), dot3(a1, n2), m2) {
 				continue
 			}
-			// Into dst: the edge's point moves against the normal of
-			// the two edges that points out of dst's edge.
-			dirSrc := add3(scale3(sub3(q0, p0), 1-t), scale3(sub3(q1, p1), t))
-			n := cross3(dirSrc, sub3(b1, b0))
-			out := add3(dst.FaceNormal(int(f.Faces[0])), dst.FaceNormal(int(f.Faces[1])))
-			side := dot3(n, out)
-			if side == 0 {
-				continue // parallel edges, or an edge along dst's
+			if t, ok := edgeCrossing(p0, q0, p1, q1, dst, k); ok && t < best {
+				best = min(best, t+advance/travel)
 			}
-			if side < 0 {
-				n = scale3(n, -1)
-			}
-			motion := add3(scale3(mp, 1-s), scale3(mq, s))
-			if dot3(motion, n) >= 0 {
-				continue // leaving dst, or sliding along it
-			}
-			best = min(best, t+advance/travel)
 		}
 	}
 	return best
 }
 
-// sweptBox returns a box holding b mapped by from and by to, and so
-// every straight path between the two places of a point of b.
-func sweptBox(b AABB, from, to *Transform) AABB {
-	swept, end := b.Transformed(from), b.Transformed(to)
-	for k := range 3 {
-		swept.Min[k], swept.Max[k] = min(swept.Min[k], end.Min[k]), max(swept.Max[k], end.Max[k])
+// oneSide reports whether two signed distances from a plane are both
+// above m or both below −m.
+func oneSide(d0, d1, m float64) bool { return d0 > m && d1 > m || d0 < -m && d1 < -m }
+
+// edgeCrossing returns the fraction of the motion at which the edge
+// moving from p0 q0 to p1 q1 (in dst's frame) crosses dst's edge k going
+// into dst, and whether it does (see SweepEdges).
+func edgeCrossing(p0, q0, p1, q1 [3]float64, dst *Shape, k int) (float64, bool) {
+	b0, b1 := dst.edgeSeg[k][0], dst.edgeSeg[k][1]
+	// The quad p0 q0 q1 p1 as two triangles; each corner has a
+	// fraction of the motion t and a place along the edge s.
+	var t, s float64
+	var ok bool
+	if a, b, hit := segmentTriangle(b0, b1, p0, q0, q1); hit {
+		t, s, ok = b, a+b, true
 	}
-	return swept
+	if a, b, hit := segmentTriangle(b0, b1, p0, q1, p1); hit && (!ok || a+b < t) {
+		t, s, ok = a+b, a, true
+	}
+	if !ok {
+		return 0, false
+	}
+	// Into dst: the edge's point moves against the normal of the two
+	// edges that points out of dst's edge.
+	dirSrc := add3(scale3(sub3(q0, p0), 1-t), scale3(sub3(q1, p1), t))
+	n := cross3(dirSrc, sub3(b1, b0))
+	f := &dst.edges[k]
+	out := add3(dst.FaceNormal(int(f.Faces[0])), dst.FaceNormal(int(f.Faces[1])))
+	side := dot3(n, out)
+	if side == 0 {
+		return 0, false // parallel edges, or an edge along dst's
+	}
+	if side < 0 {
+		n = scale3(n, -1)
+	}
+	motion := add3(scale3(sub3(p1, p0), 1-s), scale3(sub3(q1, q0), s))
+	if dot3(motion, n) >= 0 {
+		return 0, false // leaving dst, or sliding along it
+	}
+	return t, true
 }
 
 // pointsBox returns the bounding box of the points.

@@ -30,11 +30,13 @@ func sweepRef(src *Shape, from, to *Transform, dst *Shape, advance float64) floa
 	return best
 }
 
-// TestSweepMatchesBruteForce: Sweep's time of impact, with its block and
-// segment culling, equals the brute force's over every vertex and every
-// primitive, for random motions of the test meshes and polygons towards
-// each other, translating and turning, from apart or from touching; and
-// a good share of the motions hit.
+// TestSweepMatchesBruteForce: Sweep's time of impact, with its culling by
+// groups, blocks and leaves of vertices and by each vertex's path, equals
+// the brute force's over every vertex and every primitive (and
+// SweepBefore's is the lesser of it and the limit), for random motions of
+// the test meshes and polygons towards each other, translating and
+// turning, from apart or from touching; and a good share of the motions
+// hit.
 func TestSweepMatchesBruteForce(t *testing.T) {
 	shapes := cullShapes(t)
 	rng := rand.New(rand.NewPCG(11, 3))
@@ -62,6 +64,11 @@ func TestSweepMatchesBruteForce(t *testing.T) {
 			want := sweepRef(a, &d0.SrcToDst, &d1.SrcToDst, b, 1e-3)
 			if got != want {
 				t.Fatalf("%s → %s: Sweep %v, brute force %v", pr[0], pr[1], got, want)
+			}
+			for _, limit := range []float64{0.5 * want, want, 1.5 * want, rng.Float64()} {
+				if got, want := SweepBefore(a, &d0.SrcToDst, &d1.SrcToDst, b, 1e-3, limit), min(want, limit); got != want {
+					t.Fatalf("%s → %s: SweepBefore(limit %v) = %v, want %v", pr[0], pr[1], limit, got, want)
+				}
 			}
 			if got < 1 {
 				hits++
@@ -243,6 +250,87 @@ func TestSweepEdgesTimeOfImpact(t *testing.T) {
 	}
 }
 
+// sweepEdgesRef is SweepEdges by brute force: every edge of src against
+// every edge of dst, no culling.
+func sweepEdgesRef(src *Shape, from, to *Transform, dst *Shape, advance float64) float64 {
+	best := 1.0
+	for i := range src.edges {
+		seg := &src.edgeSeg[i]
+		p0, q0, p1, q1 := from.Apply(seg[0]), from.Apply(seg[1]), to.Apply(seg[0]), to.Apply(seg[1])
+		travel := max(len3(sub3(p1, p0)), len3(sub3(q1, q0)))
+		if !(travel > 0) {
+			continue
+		}
+		for k := range dst.edges {
+			if t, ok := edgeCrossing(p0, q0, p1, q1, dst, k); ok {
+				best = min(best, t+advance/travel)
+			}
+		}
+	}
+	return best
+}
+
+// TestSweepEdgesMatchesBruteForce: SweepEdges, with its culling by
+// blocks and by the part of each quad before the earliest fraction so
+// far, equals the brute force over every pair of edges, bit for bit,
+// for random motions of the test meshes and boxes towards and through
+// each other, translating and turning, with and without an advance;
+// and SweepEdgesBefore returns that fraction when it is below its
+// limit, the limit otherwise.
+func TestSweepEdgesMatchesBruteForce(t *testing.T) {
+	shapes := cullShapes(t)
+	bar, err := NewBox(mgl64.Vec3{-1, -0.04, -0.04}, mgl64.Vec3{1, 0.04, 0.04})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes["bar"] = bar
+	rng := rand.New(rand.NewPCG(5, 8))
+	hits, total, limited := 0, 0, 0
+	for _, pr := range [][2]string{{"bunny", "torus"}, {"torus", "bunny"}, {"bar", "torus"}, {"bar", "bar"}, {"torus", "torus"}} {
+		a, b := shapes[pr[0]], shapes[pr[1]]
+		for k := range 18 {
+			total++
+			dist := (a.size + b.size) * (0.3 + 0.6*rng.Float64())
+			pa, pb := randomPoses(rng, a, b, dist)
+			move := pb.Pos.Sub(pa.Pos).Add(randVec(rng, false).Mul(0.3 * b.size)).Mul(0.5 + rng.Float64())
+			turn := mgl64.QuatIdent()
+			if k%2 == 1 {
+				turn = mgl64.QuatRotate(0.6*rng.Float64(), randAxis(rng, false))
+			}
+			pa1 := Pose{Pos: pa.Pos.Add(move), Rot: turn.Mul(pa.Rot)}
+			var d0, d1 Direction
+			d0.SetPoses(SideA, a, b, &pa, &pb)
+			d1.SetPoses(SideA, a, b, &pa1, &pb)
+			advance := 0.0
+			if k%3 == 0 {
+				advance = 1e-3 * b.size
+			}
+			got := SweepEdges(a, &d0.SrcToDst, &d1.SrcToDst, b, advance)
+			want := sweepEdgesRef(a, &d0.SrcToDst, &d1.SrcToDst, b, advance)
+			if got != want {
+				t.Fatalf("%s → %s, motion %d: SweepEdges %v, brute force %v", pr[0], pr[1], k, got, want)
+			}
+			if got < 1 {
+				hits++
+			}
+			for _, limit := range []float64{0.5 * want, want, 1.5 * want, rng.Float64()} {
+				wantLim := limit
+				if want < limit {
+					wantLim = want
+					limited++
+				}
+				if got := SweepEdgesBefore(a, &d0.SrcToDst, &d1.SrcToDst, b, advance, limit); got != wantLim {
+					t.Fatalf("%s → %s, motion %d: SweepEdgesBefore(limit %v) = %v, want %v", pr[0], pr[1], k, limit, got, wantLim)
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d motions hit; %d limited searches found the hit", hits, total, limited)
+	if hits < total/3 {
+		t.Errorf("only %d of %d motions hit: the comparison tests little", hits, total)
+	}
+}
+
 // BenchmarkSweep times Sweep and SweepEdges of a test mesh against
 // itself: a step of 0.3 × its size towards the other from just apart
 // (motion=step), and a motion from 0.9 × its size away through and
@@ -271,6 +359,18 @@ func BenchmarkSweep(b *testing.B) {
 			b.Run(name+"/motion="+motion+"/edges", func(b *testing.B) {
 				for range b.N {
 					SweepEdges(s, &d0.SrcToDst, &d1.SrcToDst, s, 0)
+				}
+			})
+			// As continuous collision detection calls it: below the
+			// vertices' time of impact, both ways.
+			var e0, e1 Direction
+			e0.SetPoses(SideB, s, s, &pb, &pa)
+			e1.SetPoses(SideB, s, s, &pb, &pa1)
+			limit := min(Sweep(s, &d0.SrcToDst, &d1.SrcToDst, s, 0), Sweep(s, &e0.SrcToDst, &e1.SrcToDst, s, 0))
+			b.Run(name+"/motion="+motion+"/edges-below-vertices", func(b *testing.B) {
+				b.ReportMetric(limit, "limit")
+				for range b.N {
+					SweepEdgesBefore(s, &d0.SrcToDst, &d1.SrcToDst, s, 0, limit)
 				}
 			})
 		}

@@ -101,9 +101,11 @@ type Config struct {
 	// shapes' edges too (narrow.SweepEdges): a body whose first touch of
 	// another is edge on edge, its vertices never inside the other (a
 	// fast bar dropped across a thin one), is stopped there rather than
-	// passing through. It tests pairs of edges of each swept pair (up to
-	// the product of their edge counts), so it is off by default, and
-	// with it off the papers' experiments run as they did.
+	// passing through. The edges are swept below the vertices' time of
+	// impact (narrow.SweepEdgesBefore), which keeps the cost near the
+	// vertex sweep's (a third more in a small spawner of bunnies, tori,
+	// teddies and ducks: sim/scene3d's BenchmarkSpawnerCCD). Off by
+	// default: with it off the papers' experiments run as they did.
 	CCDEdges bool
 
 	// Backend is the narrow phase. Nil: NewWorld creates

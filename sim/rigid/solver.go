@@ -461,12 +461,14 @@ func (w *World) sweep() {
 		from.SetRelative(&tb0, &ta0)
 		to.SetRelative(&tb1, &ta1)
 		f := narrow.Sweep(a.shape, &from, &to, b.shape, advance)
+		var back, back2 narrow.Transform
+		back.SetRelative(&ta0, &tb0)
+		back2.SetRelative(&ta1, &tb1)
+		f = narrow.SweepBefore(b.shape, &back, &back2, a.shape, advance, f)
 		if w.cfg.CCDEdges {
-			f = min(f, narrow.SweepEdges(a.shape, &from, &to, b.shape, advance))
+			// Only edges that meet before the vertices do matter.
+			f = narrow.SweepEdgesBefore(a.shape, &from, &to, b.shape, advance, f)
 		}
-		from.SetRelative(&ta0, &tb0)
-		to.SetRelative(&ta1, &tb1)
-		f = min(f, narrow.Sweep(b.shape, &from, &to, a.shape, advance))
 		if f < 1 {
 			for _, k := range [2]BodyID{p.A, p.B} {
 				if w.bodies[k].im != 0 {
