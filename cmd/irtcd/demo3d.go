@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -71,6 +72,8 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return nil
 	})
 	f := addDemoFlags(fs, "demo3d.gif", 640)
+	ccd := fs.Float64("ccd", 0, "continuous collision detection: sweep each pair whose relative motion in a step may exceed `F` × the smaller\nbody's size, and cut the motions back to the time of impact (rigid.Config.CCDMotion; 0: off; 0.05 sweeps\nwhat speculative contacts may miss)")
+	ccdEdges := fs.Bool("ccd-edges", false, "with -ccd, sweep the bodies' edges too (rigid.Config.CCDEdges): bodies that first touch edge on edge")
 	glbOut := fs.String("glb", "", "also write the run as an animated glTF scene to `FILE.glb` (sim/gltfscene: a node per body,\nkeyed at every frame of the GIF), for a glTF viewer")
 
 	fail := failer(stderr, "demo3d")
@@ -86,6 +89,12 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	} else if err != nil {
 		return fail(exitUsage, "%v", err)
+	}
+	if !(*ccd >= 0) || math.IsInf(*ccd, 1) {
+		return fail(exitUsage, "-ccd %v: want 0 (off) or a finite fraction of a body's size", *ccd)
+	}
+	if *ccdEdges && *ccd == 0 {
+		return fail(exitUsage, "-ccd-edges: needs -ccd (continuous collision detection) above 0")
 	}
 	if *glbOut != "" && !strings.EqualFold(filepath.Ext(*glbOut), ".glb") {
 		return fail(exitUsage, "-glb %s: want a .glb file", *glbOut)
@@ -107,6 +116,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg := rigid.DefaultConfig()
+	cfg.CCDMotion, cfg.CCDEdges = *ccd, *ccdEdges
 	params := cfg.Params
 	params.Method = d.method
 	params.Speculative = params.Speculative && d.method == narrow.MethodPredictive
@@ -180,6 +190,18 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		tr.Scene, tr.N, s.All.Steps, float64(s.All.Steps)*tr.Dt, *f.backend, d.method, f.workersUsed(), tr.Wall.Seconds(), drawing.Seconds(), anim.Len())
 	if _, err := s.WriteTo(stdout); err != nil {
 		return fail(exitFail, "write summary: %v", err)
+	}
+	if *ccd > 0 {
+		swept, clamped := 0, 0
+		for i := range tr.Steps {
+			swept += tr.Steps[i].Swept
+			clamped += tr.Steps[i].Clamped
+		}
+		what := "vertices"
+		if *ccdEdges {
+			what = "vertices and edges"
+		}
+		fmt.Fprintf(stdout, "continuous collision detection (%s): %d pairs swept, %d motions cut back to a time of impact\n", what, swept, clamped)
 	}
 	f.printWritten(stdout, d, anim)
 	if rec != nil && rec.Frames() > 0 {

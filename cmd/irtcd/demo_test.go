@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image/gif"
 	"image/png"
 	"io"
@@ -257,6 +258,47 @@ func TestDemo3DGLB(t *testing.T) {
 	}
 }
 
+// TestDemo3DCCD: -ccd turns on continuous collision detection (and
+// -ccd-edges its edge sweep): the spawner's falling objects are swept and
+// the run reports how many pairs were and how many motions were cut; a
+// run without it reports nothing of the kind.
+func TestDemo3DCCD(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-scene", "spawner", "-n", "6", "-steps", "90", "-frame-every", "45", "-width", "64", "-workers", "2",
+		"-testdata", "../../testdata", "-out", filepath.Join(dir, "run.gif")}
+	for _, tc := range []struct {
+		flags []string
+		what  string
+	}{
+		{nil, ""},
+		{[]string{"-ccd", "0.05"}, "vertices"},
+		{[]string{"-ccd", "0.05", "-ccd-edges"}, "vertices and edges"},
+	} {
+		code, stdout, stderr := runDemo3DArgs(t, append(tc.flags, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, stderr:\n%s", tc.flags, code, stderr)
+		}
+		i := strings.Index(stdout, "continuous collision detection")
+		if tc.what == "" {
+			if i >= 0 {
+				t.Errorf("without -ccd: %s", stdout[i:])
+			}
+			continue
+		}
+		var swept, cut int
+		if i < 0 {
+			t.Fatalf("%v: no report of continuous collision detection:\n%s", tc.flags, stdout)
+		}
+		if _, err := fmt.Sscanf(stdout[i:], "continuous collision detection ("+tc.what+"): %d pairs swept, %d motions cut", &swept, &cut); err != nil {
+			t.Fatalf("%v: %v in %q", tc.flags, err, stdout[i:])
+		}
+		t.Logf("%v: %d pairs swept, %d motions cut", tc.flags, swept, cut)
+		if swept == 0 {
+			t.Errorf("%v: no pair swept", tc.flags)
+		}
+	}
+}
+
 // TestDemo3DBadInput: bad flags exit with status 2 and one line on
 // stderr, before simulating anything.
 func TestDemo3DBadInput(t *testing.T) {
@@ -276,6 +318,10 @@ func TestDemo3DBadInput(t *testing.T) {
 		{[]string{"-backend", "tpu"}, `-backend: unknown backend "tpu"`},
 		{[]string{"-backend", "plugin", "-gpu-min-batch", "100"}, `-gpu-min-batch 100: only -backend gpu has a minimum batch`},
 		{[]string{"-glb", filepath.Join(dir, "run.gltf")}, `-glb ` + filepath.Join(dir, "run.gltf") + `: want a .glb file`},
+		{[]string{"-ccd", "-0.1"}, `-ccd -0.1: want 0 (off) or a finite fraction`},
+		{[]string{"-ccd", "NaN"}, `-ccd NaN: want 0 (off)`},
+		{[]string{"-ccd", "+Inf"}, `-ccd +Inf: want 0 (off)`},
+		{[]string{"-ccd-edges"}, `-ccd-edges: needs -ccd`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		code, stdout, stderr := runDemo3DArgs(t, tc.args...)

@@ -112,6 +112,11 @@ type StepMetrics struct {
 	DepthSum            float64 // sum of the contacts' depths (the variant's cumulative ray length)
 	DepthMax            float64 // deepest contact
 
+	// Continuous collision detection (rigid.Config.CCDMotion; zero
+	// without it).
+	Swept   int // pairs swept
+	Clamped int // bodies whose motion was cut back to a time of impact
+
 	// Reference metrics (zero unless Options.Reference): the standard
 	// algorithm on the same pairs and poses.
 	Ref             bool
@@ -340,6 +345,8 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 		SpeculativeContacts: st.Speculative,
 		DepthSum:            st.DepthSum,
 		DepthMax:            st.DepthMax,
+		Swept:               st.Swept,
+		Clamped:             st.Clamped,
 	}
 	if s.ref != nil {
 		if err := s.reference(ctx, &m); err != nil {
