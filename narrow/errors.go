@@ -29,6 +29,7 @@ var (
 	ErrTooLarge      = errors.New("shape too large")
 	ErrBadState      = errors.New("malformed saved state")
 	ErrFormat        = errors.New("unknown file format")
+	ErrBadMotion     = errors.New("invalid motion")
 )
 
 // ShapeError reports bad geometry. The fields that do not apply are -1 (or

@@ -31,8 +31,16 @@ func Sweep(src *Shape, from, to *Transform, dst *Shape, advance float64) float64
 // blocks and leaves (Shape.VertexOrder's hierarchy), which also shrinks
 // as earlier hits are found.
 func SweepBefore(src *Shape, from, to *Transform, dst *Shape, advance, limit float64) float64 {
+	best, _, _ := sweepVertices(src, from, to, dst, advance, limit)
+	return best
+}
+
+// sweepVertices is SweepBefore, and also returns the vertex of src and
+// the primitive of dst of the hit it found (−1, −1 if none).
+func sweepVertices(src *Shape, from, to *Transform, dst *Shape, advance, limit float64) (float64, int32, int32) {
+	hitV, hitPrim := int32(-1), int32(-1)
 	if !(limit > 0) {
-		return limit
+		return limit, hitV, hitPrim
 	}
 	best := min(limit, 1)
 	box := dst.bounds.Grow(dst.tEps)
@@ -58,29 +66,32 @@ func SweepBefore(src *Shape, from, to *Transform, dst *Shape, advance, limit flo
 					continue
 				}
 				for _, v := range src.vorder[leaf*vertexLeaf : min((leaf+1)*vertexLeaf, len(src.vorder))] {
-					best = sweepVertex(src, v, from, to, dst, &box, advance, best)
+					if f, prim := sweepVertex(src, v, from, to, dst, &box, advance, best); f < best {
+						best, hitV, hitPrim = f, v, prim
+					}
 				}
 			}
 		}
 	}
 	if best < limit {
-		return best
+		return best, hitV, hitPrim
 	}
-	return limit
+	return limit, -1, -1
 }
 
-// sweepVertex returns the lesser of best and the fraction, advanced by
-// advance, at which vertex v of src, moving from from to to, enters dst
-// from outside (see Sweep); box is dst's bounds grown by its TEps.
-func sweepVertex(src *Shape, v int32, from, to *Transform, dst *Shape, box *AABB, advance, best float64) float64 {
+// sweepVertex returns the fraction, advanced by advance, at which vertex
+// v of src, moving from from to to, enters dst from outside before best
+// (see Sweep), and the primitive of dst it enters; best and −1 if it
+// does not. box is dst's bounds grown by its TEps.
+func sweepVertex(src *Shape, v int32, from, to *Transform, dst *Shape, box *AABB, advance, best float64) (float64, int32) {
 	if src.vnorm[v] == ([3]float64{}) {
-		return best // not a vertex of any primitive
+		return best, -1 // not a vertex of any primitive
 	}
 	p, q := from.Apply(src.verts[v]), to.Apply(src.verts[v])
 	d := sub3(q, p)
 	l := len3(d)
 	if !(l > 0) || !box.meetsSegment(p, q) {
-		return best
+		return best, -1
 	}
 	var lq lineQuery
 	lq.init(p, scale3(d, 1/l), 0, 0)
@@ -88,9 +99,12 @@ func sweepVertex(src *Shape, v int32, from, to *Transform, dst *Shape, box *AABB
 	dst.traceBVH(&lq)
 	h := lq.fwd
 	if h.Prim < 0 || h.Inside {
-		return best // no earlier hit, or it starts inside
+		return best, -1 // no earlier hit, or it starts inside
 	}
-	return min(best, (h.T+advance)/l)
+	if f := (h.T + advance) / l; f < best {
+		return f, h.Prim
+	}
+	return best, -1
 }
 
 // SweepEdges returns the earliest fraction of a motion at which a convex
@@ -133,10 +147,17 @@ func SweepEdges(src *Shape, from, to *Transform, dst *Shape, advance float64) fl
 // least of the vertex sweeps (Sweep both ways): the edges' quads are then
 // cut at that fraction and most pairs of edges are never looked at.
 func SweepEdgesBefore(src *Shape, from, to *Transform, dst *Shape, advance, limit float64) float64 {
+	var s edgeSweep
+	return s.run(src, from, to, dst, advance, limit)
+}
+
+// run is SweepEdgesBefore; s keeps the pair of edges of the hit it
+// found (hitSrc and hitDst −1 if none).
+func (s *edgeSweep) run(src *Shape, from, to *Transform, dst *Shape, advance, limit float64) float64 {
+	*s = edgeSweep{src: src, dst: dst, from: *from, to: *to, advance: advance, best: min(limit, 1), hitSrc: -1, hitDst: -1}
 	if len(src.edges) == 0 || len(dst.edges) == 0 || !(limit > 0) {
 		return limit
 	}
-	s := edgeSweep{src: src, dst: dst, from: from, to: to, advance: advance, best: min(limit, 1)}
 	s.box = dst.bounds.Grow(dst.tEps)
 	// Down src's hierarchy of edge blocks, as far as the part of the
 	// motion before best reaches dst's box.
@@ -157,18 +178,26 @@ func SweepEdgesBefore(src *Shape, from, to *Transform, dst *Shape, advance, limi
 	if s.best < limit {
 		return s.best
 	}
+	s.hitSrc, s.hitDst = -1, -1
 	return limit
 }
 
 // edgeSweep is the state of one SweepEdgesBefore.
 type edgeSweep struct {
 	src, dst  *Shape
-	from, to  *Transform
-	box       AABB // dst's bounds grown by its TEps
+	from, to  Transform // copies: pointers stored here would escape
+	box       AABB      // dst's bounds grown by its TEps
 	advance   float64
 	best      float64
 	near      [sweepBlocks]int32 // dst's edge blocks that a block of src's can reach
 	nearCount int
+
+	// The hit: src's edge and dst's, the fraction of the motion t and
+	// the place s along src's edge where they meet (before advance), and
+	// their common normal, pointing out of dst.
+	hitSrc, hitDst int32
+	hitT, hitS     float64
+	hitN           [3]float64
 }
 
 // block sweeps src's edge block sb, whose motion before best lies in
@@ -202,7 +231,7 @@ func (s *edgeSweep) block(sb int, reach *AABB) {
 // blocks of dst, and empties the list.
 func (s *edgeSweep) edges(sb int) {
 	for i := sb * edgeBlock; i < min((sb+1)*edgeBlock, len(s.src.edges)); i++ {
-		s.best = sweepEdge(s.src, i, s.from, s.to, s.dst, s.near[:s.nearCount], &s.box, s.advance, s.best)
+		s.edge(i, s.near[:s.nearCount])
 	}
 	s.nearCount = 0
 }
@@ -280,21 +309,21 @@ func quadPart(p0, q0, p1, q1 [3]float64, f float64) AABB {
 	return b.Grow(sweepMargin * (b.Max[0] - b.Min[0] + b.Max[1] - b.Min[1] + b.Max[2] - b.Min[2]))
 }
 
-// sweepEdge returns the lesser of best and the fraction at which edge i
-// of src, moving from from to to, first meets an edge of dst going into
-// it (see SweepEdges), among the edges of dst's edge blocks listed in
-// blocks; box is dst's bounds grown by its TEps.
-func sweepEdge(src *Shape, i int, from, to *Transform, dst *Shape, blocks []int32, box *AABB, advance, best float64) float64 {
+// edge lowers s.best to the fraction at which edge i of src first meets
+// an edge of dst going into it (see SweepEdges), if that is earlier,
+// among the edges of dst's edge blocks listed in blocks.
+func (s *edgeSweep) edge(i int, blocks []int32) {
+	src, dst := s.src, s.dst
 	seg := &src.edgeSeg[i]
-	p0, q0, p1, q1 := from.Apply(seg[0]), from.Apply(seg[1]), to.Apply(seg[0]), to.Apply(seg[1])
-	quad := quadPart(p0, q0, p1, q1, best)
-	if !quad.meets(box) {
-		return best
+	p0, q0, p1, q1 := s.from.Apply(seg[0]), s.from.Apply(seg[1]), s.to.Apply(seg[0]), s.to.Apply(seg[1])
+	quad := quadPart(p0, q0, p1, q1, s.best)
+	if !quad.meets(&s.box) {
+		return
 	}
 	mp, mq := sub3(p1, p0), sub3(q1, q0) // the ends' paths
 	travel := max(len3(mp), len3(mq))
 	if !(travel > 0) {
-		return best
+		return
 	}
 	// The planes of the quad's two triangles, both through p0: an edge of
 	// dst with both ends on one side of each, by more than rounding could
@@ -316,27 +345,29 @@ func sweepEdge(src *Shape, i int, from, to *Transform, dst *Shape, blocks []int3
 			if oneSide(dot3(a0, n1), dot3(a1, n1), m1) && oneSide(dot3(a0, n2), dot3(a1, n2), m2) {
 				continue
 			}
-			if t, ok := edgeCrossing(p0, q0, p1, q1, dst, k); ok && t < best {
-				best = min(best, t+advance/travel)
+			if t, at, n, ok := edgeCrossing(p0, q0, p1, q1, dst, k); ok && t < s.best {
+				if f := t + s.advance/travel; f < s.best {
+					s.best = f
+					s.hitSrc, s.hitDst, s.hitT, s.hitS, s.hitN = int32(i), int32(k), t, at, n
+				}
 			}
 		}
 	}
-	return best
 }
 
 // oneSide reports whether two signed distances from a plane are both
 // above m or both below −m.
 func oneSide(d0, d1, m float64) bool { return d0 > m && d1 > m || d0 < -m && d1 < -m }
 
-// edgeCrossing returns the fraction of the motion at which the edge
+// edgeCrossing returns the fraction of the motion t at which the edge
 // moving from p0 q0 to p1 q1 (in dst's frame) crosses dst's edge k going
-// into dst, and whether it does (see SweepEdges).
-func edgeCrossing(p0, q0, p1, q1 [3]float64, dst *Shape, k int) (float64, bool) {
+// into dst, the place s along the moving edge (0 at p, 1 at q) where it
+// does, the two edges' common normal there pointing out of dst (not
+// unit), and whether it does (see SweepEdges).
+func edgeCrossing(p0, q0, p1, q1 [3]float64, dst *Shape, k int) (t, s float64, n [3]float64, ok bool) {
 	b0, b1 := dst.edgeSeg[k][0], dst.edgeSeg[k][1]
 	// The quad p0 q0 q1 p1 as two triangles; each corner has a
 	// fraction of the motion t and a place along the edge s.
-	var t, s float64
-	var ok bool
 	if a, b, hit := segmentTriangle(b0, b1, p0, q0, q1); hit {
 		t, s, ok = b, a+b, true
 	}
@@ -344,26 +375,26 @@ func edgeCrossing(p0, q0, p1, q1 [3]float64, dst *Shape, k int) (float64, bool) 
 		t, s, ok = a+b, a, true
 	}
 	if !ok {
-		return 0, false
+		return 0, 0, n, false
 	}
 	// Into dst: the edge's point moves against the normal of the two
 	// edges that points out of dst's edge.
 	dirSrc := add3(scale3(sub3(q0, p0), 1-t), scale3(sub3(q1, p1), t))
-	n := cross3(dirSrc, sub3(b1, b0))
+	n = cross3(dirSrc, sub3(b1, b0))
 	f := &dst.edges[k]
 	out := add3(dst.FaceNormal(int(f.Faces[0])), dst.FaceNormal(int(f.Faces[1])))
 	side := dot3(n, out)
 	if side == 0 {
-		return 0, false // parallel edges, or an edge along dst's
+		return 0, 0, n, false // parallel edges, or an edge along dst's
 	}
 	if side < 0 {
 		n = scale3(n, -1)
 	}
 	motion := add3(scale3(sub3(p1, p0), 1-s), scale3(sub3(q1, q0), s))
 	if dot3(motion, n) >= 0 {
-		return 0, false // leaving dst, or sliding along it
+		return 0, 0, n, false // leaving dst, or sliding along it
 	}
-	return t, true
+	return t, s, n, true
 }
 
 // pointsBox returns the bounding box of the points.

@@ -262,7 +262,7 @@ func sweepEdgesRef(src *Shape, from, to *Transform, dst *Shape, advance float64)
 			continue
 		}
 		for k := range dst.edges {
-			if t, ok := edgeCrossing(p0, q0, p1, q1, dst, k); ok {
+			if t, _, _, ok := edgeCrossing(p0, q0, p1, q1, dst, k); ok {
 				best = min(best, t+advance/travel)
 			}
 		}

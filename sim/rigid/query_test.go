@@ -308,3 +308,125 @@ func TestQueryShape(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeCast checks World.ShapeCast against narrow.CastShape on every
+// kept body (the earliest touch, ties to the lower ID) and against
+// QueryShape along the motion (no body overlaps the shape just before the
+// touch, the body hit does just after it), with bunnies, tori and boxes
+// at random poses, a filter and a removed body; a shape that starts in a
+// body touches it at 0; bad input is refused; a cast allocates nothing.
+func TestShapeCast(t *testing.T) {
+	w, ground := newWorld(t, nil)
+	bunny, torus := mesh(t, "bunny"), mesh(t, "torus")
+	rng := rand.New(rand.NewPCG(4, 12))
+	rot := func() mgl64.Quat {
+		return mgl64.QuatRotate(2*math.Pi*rng.Float64(), mgl64.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5 + 1e-3}.Normalize())
+	}
+	shapes := []*narrow.Shape{bunny, torus, box(t, mgl64.Vec3{0.3, 0.6, 0.2})}
+	ids := scatter(t, w, shapes, 15, 4, func() narrow.Pose {
+		return narrow.Pose{Pos: mgl64.Vec3{8*rng.Float64() - 4, 1 + 3*rng.Float64(), 8*rng.Float64() - 4}, Rot: rot()}
+	})
+	probe := box(t, mgl64.Vec3{0.4, 0.2, 0.3})
+	notFirst := func(id rigid.BodyID) bool { return id != ids[0] }
+	overlapping := func(q *narrow.Shape, pose narrow.Pose, keep func(rigid.BodyID) bool) []rigid.BodyID {
+		var got []rigid.BodyID
+		if err := w.QueryShape(q, pose, func(id rigid.BodyID) bool {
+			if keep == nil || keep(id) {
+				got = append(got, id)
+			}
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	hits, starts := 0, 0
+	for k := range 200 {
+		q := []*narrow.Shape{probe, torus}[k%2]
+		keep := []func(rigid.BodyID) bool{nil, notFirst}[k/2%2]
+		pose := narrow.Pose{Pos: mgl64.Vec3{10*rng.Float64() - 5, 2 + 5*rng.Float64(), 10*rng.Float64() - 5}, Rot: rot()}
+		motion := mgl64.Vec3{8*rng.Float64() - 4, -7 * rng.Float64(), 8*rng.Float64() - 4}
+		got, ok, err := w.ShapeCast(q, pose, motion, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reference: every kept body, in ID order.
+		var want narrow.Cast
+		wantID, wantOK := rigid.BodyID(-1), false
+		for id := range rigid.BodyID(w.NumBodies()) {
+			b := w.Body(id)
+			if b == nil || keep != nil && !keep(id) {
+				continue
+			}
+			c, touch, err := narrow.CastShape(q, b.Shape(), pose, b.Pose(), motion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if touch && (!wantOK || c.Fraction < want.Fraction) {
+				want, wantID, wantOK = c, id, true
+			}
+		}
+		if ok != wantOK || ok && (got.Body != wantID || got.Fraction != want.Fraction || got.Normal != want.Normal || got.Start != want.Start) {
+			t.Fatalf("cast %d: %+v %v, want body %d %+v %v", k, got, ok, wantID, want, wantOK)
+		}
+		if !ok {
+			if len(overlapping(q, narrow.Pose{Pos: pose.Pos.Add(motion), Rot: pose.Rot}, keep)) > 0 {
+				t.Fatalf("cast %d: no touch, but the shape overlaps a body at the end", k)
+			}
+			continue
+		}
+		if got.Start {
+			starts++
+			if !slices.Contains(overlapping(q, pose, keep), got.Body) {
+				t.Fatalf("cast %d: starts in body %d, which QueryShape does not see", k, got.Body)
+			}
+			continue
+		}
+		hits++
+		eps := 1e-6 / motion.Len()
+		before := narrow.Pose{Pos: pose.Pos.Add(motion.Mul(got.Fraction - eps)), Rot: pose.Rot}
+		after := narrow.Pose{Pos: pose.Pos.Add(motion.Mul(got.Fraction + eps)), Rot: pose.Rot}
+		if o := overlapping(q, before, keep); len(o) > 0 {
+			t.Fatalf("cast %d: touch at %v, but bodies %v overlap just before it", k, got.Fraction, o)
+		}
+		if !slices.Contains(overlapping(q, after, keep), got.Body) {
+			t.Fatalf("cast %d: touch of body %d at %v, but they do not overlap just after it", k, got.Body, got.Fraction)
+		}
+		if got.Pose.Pos.Sub(pose.Pos.Add(motion.Mul(got.Fraction))).Len() > 1e-12 {
+			t.Fatalf("cast %d: pose %v at fraction %v", k, got.Pose, got.Fraction)
+		}
+	}
+	t.Logf("200 casts: %d touch a body on the way, %d start in one", hits, starts)
+	if hits < 70 || starts == 0 {
+		t.Errorf("%d touches, %d starts: the test needs more", hits, starts)
+	}
+	// Dropped onto the ground from 2 m: its bottom reaches it after 1.8 m.
+	got, ok, err := w.ShapeCast(probe, narrow.Pose{Pos: mgl64.Vec3{20, 2, 20}, Rot: mgl64.QuatIdent()}, mgl64.Vec3{0, -5, 0}, nil)
+	if err != nil || !ok || got.Body != ground || math.Abs(got.Fraction-1.8/5) > 1e-12 || got.Normal != (mgl64.Vec3{0, 1, 0}) {
+		t.Errorf("onto the ground: %+v %v %v", got, ok, err)
+	}
+	if n := testing.AllocsPerRun(10, func() {
+		_, _, _ = w.ShapeCast(probe, narrow.Pose{Pos: mgl64.Vec3{0, 5, 0}, Rot: mgl64.QuatIdent()}, mgl64.Vec3{1, -5, 0}, nil)
+	}); n != 0 {
+		t.Errorf("%v allocations a cast", n)
+	}
+	square, err := narrow.NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s      *narrow.Shape
+		pose   narrow.Pose
+		motion mgl64.Vec3
+		want   error
+	}{
+		{nil, narrow.Identity, mgl64.Vec3{0, -1, 0}, rigid.ErrNilShape},
+		{square, narrow.Identity, mgl64.Vec3{0, -1, 0}, rigid.ErrNotMesh},
+		{probe, narrow.Pose{Pos: mgl64.Vec3{math.NaN(), 0, 0}, Rot: mgl64.QuatIdent()}, mgl64.Vec3{0, -1, 0}, narrow.ErrBadPose},
+		{probe, narrow.Identity, mgl64.Vec3{0, math.Inf(-1), 0}, narrow.ErrBadMotion},
+	} {
+		if _, ok, err := w.ShapeCast(c.s, c.pose, c.motion, nil); !errors.Is(err, c.want) || ok {
+			t.Errorf("ShapeCast: %v %v, want %v", ok, err, c.want)
+		}
+	}
+}
