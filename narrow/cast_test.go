@@ -16,13 +16,7 @@ import (
 // another (edge on edge), polygons in 2D; a motion away or one that stops
 // short touches nothing, and shapes that overlap at the start give Start.
 func TestCastShape(t *testing.T) {
-	box := func(x, y, z float64) *Shape {
-		s, err := NewBox(mgl64.Vec3{-x, -y, -z}, mgl64.Vec3{x, y, z})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	box := func(x, y, z float64) *Shape { return centredBox(t, x, y, z) }
 	cube, slab, plate := box(0.5, 0.5, 0.5), box(5, 0.5, 5), box(2, 0.1, 2)
 	barX, barZ := box(2, 0.05, 0.05), box(0.05, 0.05, 1)
 	id := mgl64.QuatIdent()
@@ -103,13 +97,7 @@ func TestCastShape(t *testing.T) {
 // the least of the sweeps it combines.
 func TestCastShapeMatchesOverlap(t *testing.T) {
 	shapes := cullShapes(t)
-	mk := func(x, y, z float64) *Shape {
-		s, err := NewBox(mgl64.Vec3{-x, -y, -z}, mgl64.Vec3{x, y, z})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	mk := func(x, y, z float64) *Shape { return centredBox(t, x, y, z) }
 	bar, cube := mk(1, 0.04, 0.04), mk(0.3, 0.3, 0.3)
 	rng := rand.New(rand.NewPCG(3, 17))
 	const samples = 200
@@ -117,18 +105,9 @@ func TestCastShapeMatchesOverlap(t *testing.T) {
 	for _, pr := range [][2]*Shape{{bar, bar}, {cube, bar}, {bar, shapes["torus"]}, {shapes["bunny"], cube}, {shapes["torus"], shapes["bunny"]}} {
 		a, b := pr[0], pr[1]
 		for range 30 {
-			dist := (a.size + b.size) * (0.5 + 0.3*rng.Float64())
-			pa, pb := randomPoses(rng, a, b, dist)
-			aim := pb.Pos.Add(randVec(rng, false).Mul(0.2 * b.size))
-			move := aim.Sub(pa.Pos).Mul(2)
-			poseAt := func(f float64) Pose { return Pose{Pos: pa.Pos.Add(move.Mul(f)), Rot: pa.Rot} }
-			overlaps := func(f float64) bool {
-				hit, err := Overlap(a, b, poseAt(f), pb)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return hit
-			}
+			m := newThroughMotion(rng, a, b)
+			pa, pb, move := m.pa, m.pb, m.move
+			overlaps := func(f float64) bool { return m.overlaps(t, f) }
 			if overlaps(0) {
 				continue
 			}
@@ -137,13 +116,7 @@ func TestCastShapeMatchesOverlap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first := 1.0
-			for k := 1; k <= samples; k++ {
-				if f := float64(k) / samples; overlaps(f) {
-					first = f
-					break
-				}
-			}
+			first := m.firstOverlap(t, samples)
 			if !hit {
 				if first < 1 {
 					t.Fatalf("no touch, but they overlap at %v", first)
@@ -162,7 +135,7 @@ func TestCastShapeMatchesOverlap(t *testing.T) {
 			}
 			// The point is on one of the two surfaces at the touch: within
 			// a small distance of both shapes.
-			touch := poseAt(c.Fraction)
+			touch := m.poseAt(c.Fraction)
 			for _, s := range []struct {
 				shape *Shape
 				pose  Pose
@@ -172,13 +145,7 @@ func TestCastShapeMatchesOverlap(t *testing.T) {
 					t.Fatalf("point %v is %v from a shape at the touch", c.Point, d)
 				}
 			}
-			var d0, d1, e0, e1 Direction
-			pa1 := poseAt(1)
-			d0.SetPoses(SideA, a, b, &pa, &pb)
-			d1.SetPoses(SideA, a, b, &pa1, &pb)
-			e0.SetPoses(SideB, b, a, &pb, &pa)
-			e1.SetPoses(SideB, b, a, &pb, &pa1)
-			want := min(Sweep(a, &d0.SrcToDst, &d1.SrcToDst, b, 0), Sweep(b, &e0.SrcToDst, &e1.SrcToDst, a, 0), SweepEdges(a, &d0.SrcToDst, &d1.SrcToDst, b, 0))
+			want := min(Sweep(a, &m.ab0.SrcToDst, &m.ab1.SrcToDst, b, 0), Sweep(b, &m.ba0.SrcToDst, &m.ba1.SrcToDst, a, 0), SweepEdges(a, &m.ab0.SrcToDst, &m.ab1.SrcToDst, b, 0))
 			if math.Abs(c.Fraction-want) > 1e-12 {
 				t.Fatalf("fraction %v, the sweeps' least %v", c.Fraction, want)
 			}
@@ -193,10 +160,7 @@ func TestCastShapeMatchesOverlap(t *testing.T) {
 // TestCastShapeBadInput: bad arguments are typed errors, and a cast
 // allocates nothing.
 func TestCastShapeBadInput(t *testing.T) {
-	cube, err := NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cube := centredBox(t, 1, 1, 1)
 	square, err := NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}})
 	if err != nil {
 		t.Fatal(err)

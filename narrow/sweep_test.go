@@ -86,10 +86,7 @@ func TestSweepMatchesBruteForce(t *testing.T) {
 // fraction where its leading face reaches the plate, from above or below;
 // moving away, or leaving the plate from inside, it does not.
 func TestSweepThinPlate(t *testing.T) {
-	plate, err := NewBox(mgl64.Vec3{-2, -2, -0.01}, mgl64.Vec3{2, 2, 0.01})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plate := centredBox(t, 2, 2, 0.01)
 	cube, err := NewBox(mgl64.Vec3{-0.1, -0.1, -0.1}, mgl64.Vec3{0.1, 0.1, 0.1})
 	if err != nil {
 		t.Fatal(err)
@@ -175,13 +172,7 @@ func TestSweepEdgesCrossingBars(t *testing.T) {
 // first touch is edge on edge, which Sweep alone misses.
 func TestSweepEdgesTimeOfImpact(t *testing.T) {
 	shapes := cullShapes(t)
-	mk := func(x, y, z float64) *Shape {
-		s, err := NewBox(mgl64.Vec3{-x, -y, -z}, mgl64.Vec3{x, y, z})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	mk := func(x, y, z float64) *Shape { return centredBox(t, x, y, z) }
 	bar, plate, cube := mk(1, 0.04, 0.04), mk(0.6, 0.03, 0.6), mk(0.3, 0.3, 0.3)
 	rng := rand.New(rand.NewPCG(7, 21))
 	const samples = 200
@@ -190,44 +181,22 @@ func TestSweepEdgesTimeOfImpact(t *testing.T) {
 		a, b := pr[0], pr[1]
 		for range 40 {
 			total++
-			dist := (a.size + b.size) * (0.5 + 0.3*rng.Float64())
-			pa, pb := randomPoses(rng, a, b, dist)
-			// Through b's centre, give or take, and beyond.
-			aim := pb.Pos.Add(randVec(rng, false).Mul(0.2 * b.size))
-			move := aim.Sub(pa.Pos).Mul(2)
-			poseAt := func(f float64) Pose { return Pose{Pos: pa.Pos.Add(move.Mul(f)), Rot: pa.Rot} }
-			pa1 := poseAt(1)
-			var ab0, ab1, ba0, ba1 Direction
-			ab0.SetPoses(SideA, a, b, &pa, &pb)
-			ab1.SetPoses(SideA, a, b, &pa1, &pb)
-			ba0.SetPoses(SideB, b, a, &pb, &pa)
-			ba1.SetPoses(SideB, b, a, &pb, &pa1)
+			m := newThroughMotion(rng, a, b)
+			ab0, ab1, ba0, ba1 := &m.ab0, &m.ab1, &m.ba0, &m.ba1
 			vertex := min(Sweep(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), Sweep(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0))
 			toi := min(vertex, SweepEdges(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), SweepEdges(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0))
-			overlaps := func(f float64) bool {
-				hit, err := Overlap(a, b, poseAt(f), pb)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return hit
-			}
+			overlaps := func(f float64) bool { return m.overlaps(t, f) }
 			if overlaps(0) {
 				total--
 				continue // it must start apart
 			}
-			first := 1.0
-			for k := 1; k <= samples; k++ {
-				if f := float64(k) / samples; overlaps(f) {
-					first = f
-					break
-				}
-			}
+			first := m.firstOverlap(t, samples)
 			eps := 1e-6
 			if toi > first+eps {
 				t.Logf("sweeps: vertex ab %v ba %v, edges ab %v ba %v; overlap 0.115 %v 0.118 %v 0.12 %v; pa %v move %v pb %v",
 					Sweep(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), Sweep(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0),
 					SweepEdges(a, &ab0.SrcToDst, &ab1.SrcToDst, b, 0), SweepEdges(b, &ba0.SrcToDst, &ba1.SrcToDst, a, 0),
-					overlaps(0.115), overlaps(0.118), overlaps(0.12), pa, move, pb)
+					overlaps(0.115), overlaps(0.118), overlaps(0.12), m.pa, m.move, m.pb)
 				t.Fatalf("pair %d: time of impact %v (vertices %v), but the shapes overlap at %v", total, toi, vertex, first)
 			}
 			if toi < 1 {

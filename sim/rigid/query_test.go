@@ -290,10 +290,7 @@ func TestQueryShape(t *testing.T) {
 	if found < 100 {
 		t.Errorf("only %d overlaps found in 300 queries: the test needs more", found)
 	}
-	square, err := narrow.NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	square := unitSquare(t)
 	for _, c := range []struct {
 		s    *narrow.Shape
 		pose narrow.Pose
@@ -410,10 +407,7 @@ func TestShapeCast(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations a cast", n)
 	}
-	square, err := narrow.NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	square := unitSquare(t)
 	for _, c := range []struct {
 		s      *narrow.Shape
 		pose   narrow.Pose
@@ -429,4 +423,14 @@ func TestShapeCast(t *testing.T) {
 			t.Errorf("ShapeCast: %v %v, want %v", ok, err, c.want)
 		}
 	}
+}
+
+// unitSquare is a 2D shape, which 3D queries refuse.
+func unitSquare(t *testing.T) *narrow.Shape {
+	t.Helper()
+	s, err := narrow.NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
