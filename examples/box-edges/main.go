@@ -22,10 +22,8 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"log"
 	"math"
-	"os"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -57,14 +55,7 @@ func main() {
 			draw.Draw(img, image.Rect(col*w, row*h, (col+1)*w, (row+1)*h), tile, image.Point{}, draw.Src)
 		}
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		log.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if err := view3d.SavePNG(*out, img); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("wrote", *out)

@@ -12,10 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"image/color"
-	"image/png"
 	"log"
 	"math"
-	"os"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -130,15 +128,7 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := view3d.SavePNG(out, img); err != nil {
 		return err
 	}
 	fmt.Println("wrote", out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -342,15 +341,7 @@ func (p *pictures) onFrame(s *scene3d.Sim) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	if err := view3d.WritePNG(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("experiment: %s: %w", file, err)
-	}
-	if err := f.Close(); err != nil {
+	if err := view3d.SavePNG(file, img); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	p.plots = append(p.plots, Plot{Path: rel, Caption: title})

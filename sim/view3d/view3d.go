@@ -34,6 +34,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -821,6 +822,23 @@ func drawTitle(dc *gg.Context, text string, c color.RGBA) {
 // WritePNG encodes img as PNG to w.
 func WritePNG(w io.Writer, img image.Image) error {
 	return png.Encode(w, img)
+}
+
+// SavePNG writes img as a PNG file at path (created, or truncated); the
+// error names the file.
+func SavePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("view3d: %w", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("view3d: %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("view3d: %s: %w", path, err)
+	}
+	return nil
 }
 
 // Palette returns a palette of at most 256 colours for the GIF frames of

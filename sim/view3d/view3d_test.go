@@ -7,6 +7,9 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -568,5 +571,32 @@ func TestRenderIntoAllocs(t *testing.T) {
 	})
 	if allocs > 2 {
 		t.Errorf("%.0f allocations to draw %d triangles again", allocs, 2*bunny.NumPrims())
+	}
+}
+
+// TestSavePNG: SavePNG writes a file that decodes to the image; a path
+// that cannot be created is an error naming it.
+func TestSavePNG(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{0x10, 0x20, 0x30, 0xff})
+	path := filepath.Join(t.TempDir(), "a.png")
+	if err := view3d.SavePNG(path, img); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dec.Bounds() != img.Bounds() || color.RGBAModel.Convert(dec.At(1, 1)) != img.At(1, 1) {
+		t.Errorf("decoded %v, pixel %v; want %v, %v", dec.Bounds(), dec.At(1, 1), img.Bounds(), img.At(1, 1))
+	}
+	bad := filepath.Join(t.TempDir(), "missing", "a.png")
+	if err := view3d.SavePNG(bad, img); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("SavePNG(%s): %v, want an error naming it", bad, err)
 	}
 }
