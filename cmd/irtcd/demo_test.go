@@ -340,7 +340,7 @@ func TestDemo3DHelp(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d", code)
 	}
-	for _, want := range []string{"usage: irtcd demo3d", "avalanche", "spawner", "tori100", "-testdata", "-frame-every", "-backend"} {
+	for _, want := range []string{"usage: irtcd demo3d", "avalanche", "spawner", "tori100", "-testdata", "-frame-every", "-backend", "-ccd F", "-ccd-edges"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("help lacks %q", want)
 		}
