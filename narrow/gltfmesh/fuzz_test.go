@@ -30,6 +30,12 @@ func FuzzParse(f *testing.F) {
 	b.doc.Scenes[0].Nodes = []int{1}
 	data, _ := b.encode(f, glb)
 	f.Add(data)
+	// Sparse positions over the tetrahedron's own: indices from its index
+	// view, values from its positions.
+	b = tetra()
+	b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 2, Indices: gltf.SparseIndices{BufferView: 1, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0}}
+	data, _ = b.encode(f, glb)
+	f.Add(data)
 	f.Add(glbBytes(2, `{"asset":{"version":"2.0"},"buffers":[{"byteLength":8}]}`, make([]byte, 8), -1))
 	f.Add([]byte(`{"asset":{"version":"2.0"}}`))
 	files := fstest.MapFS{"mesh.bin": {Data: bytes.Repeat([]byte{0, 0, 128, 63}, 40)}}

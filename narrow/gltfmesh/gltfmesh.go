@@ -31,7 +31,10 @@
 // indices, the joins that stitch strips, are dropped); POINTS and LINES
 // primitives, and primitives without POSITION, give none. Positions may
 // be floats or, as KHR_mesh_quantization allows, signed or unsigned 8-
-// and 16-bit integers, normalized or not. Morph targets, skins, normals
+// and 16-bit integers, normalized or not. Sparse accessors, of positions
+// or of indices, read as the dense arrays they stand for (the bufferView's
+// elements, or zeros without one, with the sparse values written over
+// them). Morph targets, skins, normals
 // and every other attribute are ignored (the mesh in its bind pose), and
 // so are cameras, materials and images.
 //
@@ -51,8 +54,8 @@
 // does not decode, an index of a mesh, node, accessor, buffer view or
 // buffer out of range, data outside its buffer, a node reached twice, an
 // unknown primitive mode), narrow.ErrFormat (what this package does not
-// read: a required extension, sparse accessors, an accessor without a
-// buffer view, a component type positions or indices cannot have, an
+// read: a required extension, an accessor with neither a buffer view
+// nor sparse values, a component type positions or indices cannot have, an
 // external buffer without a file system to read it from), narrow.ErrIndexRange (a
 // triangle naming a vertex its primitive does not have; Prim is the
 // triangle), narrow.ErrNonFinite (a NaN or infinite position or
@@ -554,7 +557,10 @@ func (p *parser) primitive(prim *gltf.Primitive, world *mgl64.Mat4, flip bool) e
 }
 
 // view returns the bytes of accessor a: its elements' bytes, the stride
-// between them, after the checks every accessor needs.
+// between them, after the checks every accessor needs. A sparse accessor
+// (glTF 2.0 §3.6.2.3) comes back dense: its bufferView's elements (zeros
+// without one) with the sparse values written over the elements they
+// replace.
 func (p *parser) view(a int, what string) (acr *gltf.Accessor, data []byte, stride int, err error) {
 	doc := p.doc
 	if a < 0 || a >= len(doc.Accessors) || doc.Accessors[a] == nil {
@@ -562,45 +568,132 @@ func (p *parser) view(a int, what string) (acr *gltf.Accessor, data []byte, stri
 	}
 	acr = doc.Accessors[a]
 	switch {
-	case acr.Sparse != nil:
-		return nil, nil, 0, p.fail(narrow.ErrFormat, "%s accessor %d is sparse", what, a)
-	case acr.BufferView == nil:
+	case acr.BufferView == nil && acr.Sparse == nil:
 		return nil, nil, 0, p.fail(narrow.ErrFormat, "%s accessor %d has no bufferView", what, a)
 	case acr.Count < 0 || acr.Count > maxElements*3:
 		return nil, nil, 0, p.fail(narrow.ErrTooLarge, "%s accessor %d: count %d", what, a, acr.Count)
 	}
-	v := *acr.BufferView
+	size := gltf.SizeOfElement(acr.ComponentType, acr.Type)
+	if acr.BufferView != nil {
+		v := *acr.BufferView
+		if data, err = p.bufferView(v); err != nil {
+			return nil, nil, 0, err
+		}
+		stride = doc.BufferViews[v].ByteStride
+		switch {
+		case stride == 0:
+			stride = size
+		case stride < size || stride > 252:
+			return nil, nil, 0, p.fail(narrow.ErrSyntax, "bufferView %d: byteStride %d for elements of %d bytes", v, stride, size)
+		}
+		if acr.ByteOffset < 0 || acr.ByteOffset > len(data) {
+			return nil, nil, 0, p.fail(narrow.ErrSyntax, "%s accessor %d: byteOffset %d in a bufferView of %d bytes", what, a, acr.ByteOffset, len(data))
+		}
+		data = data[acr.ByteOffset:]
+		if acr.Count > 0 && int64(acr.Count-1)*int64(stride)+int64(size) > int64(len(data)) {
+			return nil, nil, 0, p.fail(narrow.ErrSyntax, "%s accessor %d: %d elements of %d bytes, %d apart, past the end of bufferView %d", what, a, acr.Count, size, stride, v)
+		}
+	}
+	if acr.Sparse == nil {
+		return acr, data, stride, nil
+	}
+	dense, err := p.sparse(acr, a, what, data, stride, size)
+	return acr, dense, size, err
+}
+
+// bufferView returns the bytes of bufferView v.
+func (p *parser) bufferView(v int) ([]byte, error) {
+	doc := p.doc
 	if v < 0 || v >= len(doc.BufferViews) || doc.BufferViews[v] == nil {
-		return nil, nil, 0, p.fail(narrow.ErrSyntax, "%s accessor %d: bufferView %d of %d", what, a, v, len(doc.BufferViews))
+		return nil, p.fail(narrow.ErrSyntax, "bufferView %d of %d", v, len(doc.BufferViews))
 	}
 	bv := doc.BufferViews[v]
 	if bv.Buffer < 0 || bv.Buffer >= len(doc.Buffers) || doc.Buffers[bv.Buffer] == nil {
-		return nil, nil, 0, p.fail(narrow.ErrSyntax, "bufferView %d: buffer %d of %d", v, bv.Buffer, len(doc.Buffers))
+		return nil, p.fail(narrow.ErrSyntax, "bufferView %d: buffer %d of %d", v, bv.Buffer, len(doc.Buffers))
 	}
 	buf := doc.Buffers[bv.Buffer].Data
 	if len(buf) == 0 {
-		return nil, nil, 0, p.fail(narrow.ErrFormat, "buffer %d (uri %q) holds no data that could be read", bv.Buffer, doc.Buffers[bv.Buffer].URI)
+		return nil, p.fail(narrow.ErrFormat, "buffer %d (uri %q) holds no data that could be read", bv.Buffer, doc.Buffers[bv.Buffer].URI)
 	}
 	if bv.ByteOffset < 0 || bv.ByteLength < 0 || int64(bv.ByteOffset)+int64(bv.ByteLength) > int64(len(buf)) {
-		return nil, nil, 0, p.fail(narrow.ErrSyntax, "bufferView %d: bytes [%d, +%d) of buffer %d's %d", v, bv.ByteOffset, bv.ByteLength, bv.Buffer, len(buf))
+		return nil, p.fail(narrow.ErrSyntax, "bufferView %d: bytes [%d, +%d) of buffer %d's %d", v, bv.ByteOffset, bv.ByteLength, bv.Buffer, len(buf))
 	}
-	data = buf[bv.ByteOffset : bv.ByteOffset+bv.ByteLength]
-	size := gltf.SizeOfElement(acr.ComponentType, acr.Type)
-	stride = bv.ByteStride
-	switch {
-	case stride == 0:
-		stride = size
-	case stride < size || stride > 252:
-		return nil, nil, 0, p.fail(narrow.ErrSyntax, "bufferView %d: byteStride %d for elements of %d bytes", v, stride, size)
+	return buf[bv.ByteOffset : bv.ByteOffset+bv.ByteLength], nil
+}
+
+// sparse returns the elements of sparse accessor acr (number a), each of
+// size bytes, packed: those of base (stride apart; zeros if base is nil)
+// with the sparse values written over the elements their indices name.
+// The indices must increase strictly and stay below the accessor's count.
+func (p *parser) sparse(acr *gltf.Accessor, a int, what string, base []byte, stride, size int) ([]byte, error) {
+	sp := acr.Sparse
+	if sp.Count < 1 || sp.Count > acr.Count {
+		return nil, p.fail(narrow.ErrSyntax, "%s accessor %d: sparse count %d for %d elements", what, a, sp.Count, acr.Count)
 	}
-	if acr.ByteOffset < 0 || acr.ByteOffset > len(data) {
-		return nil, nil, 0, p.fail(narrow.ErrSyntax, "%s accessor %d: byteOffset %d in a bufferView of %d bytes", what, a, acr.ByteOffset, len(data))
+	// Without a bufferView, the zeros cost no bytes of the file: a few
+	// sparse values could ask for any number of them. The dense array may
+	// not outgrow the document's buffers.
+	total := int64(0)
+	for _, b := range p.doc.Buffers {
+		if b != nil {
+			total += int64(len(b.Data))
+		}
 	}
-	data = data[acr.ByteOffset:]
-	if acr.Count > 0 && int64(acr.Count-1)*int64(stride)+int64(size) > int64(len(data)) {
-		return nil, nil, 0, p.fail(narrow.ErrSyntax, "%s accessor %d: %d elements of %d bytes, %d apart, past the end of bufferView %d", what, a, acr.Count, size, stride, v)
+	if base == nil && int64(acr.Count)*int64(size) > total {
+		return nil, p.fail(narrow.ErrTooLarge, "%s accessor %d: %d elements of %d bytes, mostly zeros, more than the %d bytes of the buffers", what, a, acr.Count, size, total)
 	}
-	return acr, data, stride, nil
+	dense := make([]byte, acr.Count*size)
+	if base != nil {
+		for i := range acr.Count {
+			copy(dense[i*size:(i+1)*size], base[i*stride:])
+		}
+	}
+	var width int
+	switch sp.Indices.ComponentType {
+	case gltf.ComponentUbyte:
+		width = 1
+	case gltf.ComponentUshort:
+		width = 2
+	case gltf.ComponentUint:
+		width = 4
+	default:
+		return nil, p.fail(narrow.ErrFormat, "%s accessor %d: sparse indices of component type %v", what, a, sp.Indices.ComponentType)
+	}
+	idx, err := p.bufferView(sp.Indices.BufferView)
+	if err != nil {
+		return nil, err
+	}
+	if off := sp.Indices.ByteOffset; off < 0 || int64(off)+int64(sp.Count)*int64(width) > int64(len(idx)) {
+		return nil, p.fail(narrow.ErrSyntax, "%s accessor %d: %d sparse indices of %d bytes from byte %d, past the end of bufferView %d", what, a, sp.Count, width, off, sp.Indices.BufferView)
+	}
+	idx = idx[sp.Indices.ByteOffset:]
+	vals, err := p.bufferView(sp.Values.BufferView)
+	if err != nil {
+		return nil, err
+	}
+	if off := sp.Values.ByteOffset; off < 0 || int64(off)+int64(sp.Count)*int64(size) > int64(len(vals)) {
+		return nil, p.fail(narrow.ErrSyntax, "%s accessor %d: %d sparse values of %d bytes from byte %d, past the end of bufferView %d", what, a, sp.Count, size, off, sp.Values.BufferView)
+	}
+	vals = vals[sp.Values.ByteOffset:]
+	le := binary.LittleEndian
+	last := int64(-1)
+	for k := range sp.Count {
+		var i int64
+		switch width {
+		case 1:
+			i = int64(idx[k])
+		case 2:
+			i = int64(le.Uint16(idx[2*k:]))
+		default:
+			i = int64(le.Uint32(idx[4*k:]))
+		}
+		if i <= last || i >= int64(acr.Count) {
+			return nil, p.fail(narrow.ErrSyntax, "%s accessor %d: sparse index %d is %d, after %d, for %d elements (they must increase, below the count)", what, a, k, i, last, acr.Count)
+		}
+		last = i
+		copy(dense[i*int64(size):(i+1)*int64(size)], vals[k*size:(k+1)*size])
+	}
+	return dense, nil
 }
 
 // positions appends the vertices of accessor a, placed by world.

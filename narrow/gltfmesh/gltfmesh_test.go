@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -437,6 +438,94 @@ func TestParseQuantized(t *testing.T) {
 	}
 }
 
+// TestParseSparse: sparse accessors (glTF 2.0 §3.6.2.3) read as their
+// dense equivalents: positions whose bufferView holds wrong values for
+// some vertices that sparse values replace, positions with no bufferView
+// at all (zeros) all given by sparse values, and sparse indices; sparse
+// indices of each component type.
+func TestParseSparse(t *testing.T) {
+	v, tr := cube()
+	idx := flat(tr)
+	f32 := func(vs []mgl64.Vec3) []byte {
+		var data []byte
+		for _, p := range vs {
+			for _, c := range p {
+				data = binary.LittleEndian.AppendUint32(data, math.Float32bits(float32(c)))
+			}
+		}
+		return data
+	}
+	for _, ct := range []gltf.ComponentType{gltf.ComponentUbyte, gltf.ComponentUshort, gltf.ComponentUint} {
+		enc := func(is []int) []byte {
+			var data []byte
+			for _, i := range is {
+				switch ct {
+				case gltf.ComponentUbyte:
+					data = append(data, byte(i))
+				case gltf.ComponentUshort:
+					data = binary.LittleEndian.AppendUint16(data, uint16(i))
+				default:
+					data = binary.LittleEndian.AppendUint32(data, uint32(i))
+				}
+			}
+			return data
+		}
+		sparse := func(b *builder, which []int, values []byte) *gltf.Sparse {
+			return &gltf.Sparse{Count: len(which), Indices: gltf.SparseIndices{BufferView: b.view(enc(which), 0), ComponentType: ct},
+				Values: gltf.SparseValues{BufferView: b.view(values, 0)}}
+		}
+		for _, tc := range []struct {
+			name  string
+			build func(b *builder) (pos, ind int)
+		}{
+			{"positions over wrong ones", func(b *builder) (int, int) {
+				wrong := slices.Clone(v)
+				fix := []int{1, 4, 6}
+				for _, i := range fix {
+					wrong[i] = mgl64.Vec3{9, 9, 9}
+				}
+				pos := b.positions(wrong)
+				var vals []mgl64.Vec3
+				for _, i := range fix {
+					vals = append(vals, v[i])
+				}
+				b.doc.Accessors[pos].Sparse = sparse(b, fix, f32(vals))
+				return pos, b.indices(idx, gltf.ComponentUshort)
+			}},
+			{"positions over zeros", func(b *builder) (int, int) {
+				b.doc.Accessors = append(b.doc.Accessors, &gltf.Accessor{ComponentType: gltf.ComponentFloat, Type: gltf.AccessorVec3, Count: len(v)})
+				pos := len(b.doc.Accessors) - 1
+				all := make([]int, len(v))
+				for i := range all {
+					all[i] = i
+				}
+				b.doc.Accessors[pos].Sparse = sparse(b, all, f32(v))
+				return pos, b.indices(idx, gltf.ComponentUshort)
+			}},
+			{"indices", func(b *builder) (int, int) {
+				pos := b.positions(v)
+				wrong := slices.Clone(idx)
+				wrong[0], wrong[5] = 7, 7
+				ind := b.indices(wrong, gltf.ComponentUshort)
+				b.doc.Accessors[ind].Sparse = sparse(b, []int{0, 5}, binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, uint16(idx[0])), uint16(idx[5])))
+				return pos, ind
+			}},
+		} {
+			t.Run(ct.String()+"/"+tc.name, func(t *testing.T) {
+				b := newBuilder()
+				pos, ind := tc.build(b)
+				b.scene(b.node(&gltf.Node{Mesh: gltf.Index(b.mesh(triangles(pos, ind)))}))
+				data, _ := b.encode(t, glb)
+				gv, gt, err := gltfmesh.ParseFS(bytes.NewReader(data), "sparse.glb", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameTriangles(t, gv, gt, v, tr, identity, 0)
+			})
+		}
+	}
+}
+
 // TestLoadMesh reads GLB and glTF files (the latter with its buffer in a
 // file beside it) through narrow.LoadMesh, which the package's import
 // taught the extensions, in any case.
@@ -556,9 +645,34 @@ func TestParseErrors(t *testing.T) {
 		{name: "mesh out of range", mutate: func(b *builder) { b.doc.Nodes[0].Mesh = gltf.Index(4) }, want: narrow.ErrSyntax, detail: "mesh 4 of 1"},
 		{name: "accessor out of range", mutate: func(b *builder) { b.doc.Meshes[0].Primitives[0].Indices = gltf.Index(9) },
 			want: narrow.ErrSyntax, detail: "mesh 0 primitive 0: indices accessor 9 of 2"},
-		{name: "sparse", mutate: func(b *builder) {
+		// Sparse positions: indices from the tetrahedron's index view (0, 2,
+		// 1, 0, ... as unsigned shorts), values from its positions.
+		{name: "sparse indices not increasing", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 3, Indices: gltf.SparseIndices{BufferView: 1, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0}}
+		}, want: narrow.ErrSyntax, detail: "POSITION accessor 0: sparse index 2 is 1, after 2"},
+		{name: "sparse index past the count", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 1, Indices: gltf.SparseIndices{BufferView: 1, ByteOffset: 2, ComponentType: gltf.ComponentUint}, Values: gltf.SparseValues{BufferView: 0}}
+		}, want: narrow.ErrSyntax, detail: "sparse index 0 is 65538"},
+		{name: "sparse indices of floats", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 1, Indices: gltf.SparseIndices{BufferView: 1, ComponentType: gltf.ComponentFloat}, Values: gltf.SparseValues{BufferView: 0}}
+		}, want: narrow.ErrFormat, detail: "sparse indices of component type"},
+		{name: "sparse values past their view", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 2, Indices: gltf.SparseIndices{BufferView: 1, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0, ByteOffset: 36}}
+		}, want: narrow.ErrSyntax, detail: "2 sparse values of 12 bytes from byte 36, past the end of bufferView 0"},
+		{name: "sparse indices past their view", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 4, Indices: gltf.SparseIndices{BufferView: 1, ByteOffset: 20, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0}}
+		}, want: narrow.ErrSyntax, detail: "4 sparse indices of 2 bytes from byte 20"},
+		{name: "sparse count 0", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 0, Indices: gltf.SparseIndices{BufferView: 1, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0}}
+		}, want: narrow.ErrSyntax, detail: "sparse count 0 for 4 elements"},
+		{name: "sparse zeros beyond the buffers", mutate: func(b *builder) {
+			b.doc.Accessors[0].BufferView = nil
+			b.doc.Accessors[0].Count = 1 << 20
 			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 1, Indices: gltf.SparseIndices{BufferView: 1, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0}}
-		}, want: narrow.ErrFormat, detail: "POSITION accessor 0 is sparse"},
+		}, want: narrow.ErrTooLarge, detail: "POSITION accessor 0: 1048576 elements of 12 bytes, mostly zeros"},
+		{name: "sparse view out of range", mutate: func(b *builder) {
+			b.doc.Accessors[0].Sparse = &gltf.Sparse{Count: 1, Indices: gltf.SparseIndices{BufferView: 7, ComponentType: gltf.ComponentUshort}, Values: gltf.SparseValues{BufferView: 0}}
+		}, want: narrow.ErrSyntax, detail: "bufferView 7 of 2"},
 		{name: "no buffer view", mutate: func(b *builder) { b.doc.Accessors[0].BufferView = nil }, want: narrow.ErrFormat, detail: "POSITION accessor 0 has no bufferView"},
 		{name: "view past its buffer", mutate: func(b *builder) { b.doc.BufferViews[1].ByteLength = 1000 }, want: narrow.ErrSyntax, detail: "bufferView 1: bytes [48, +1000)"},
 		{name: "count past its view", mutate: func(b *builder) { b.doc.Accessors[0].Count = 5 }, want: narrow.ErrSyntax, detail: "POSITION accessor 0: 5 elements"},
