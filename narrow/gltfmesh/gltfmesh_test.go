@@ -49,18 +49,29 @@ func (b *builder) accessor(v int, ct gltf.ComponentType, at gltf.AccessorType, c
 
 // positions adds float32 positions and returns their accessor.
 func (b *builder) positions(vs []mgl64.Vec3) int {
+	return b.accessor(b.view(float32s(vs), 0), gltf.ComponentFloat, gltf.AccessorVec3, len(vs), false)
+}
+
+// float32s encodes positions as float32 triples.
+func float32s(vs []mgl64.Vec3) []byte {
 	var data []byte
 	for _, v := range vs {
 		for _, c := range v {
 			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(float32(c)))
 		}
 	}
-	return b.accessor(b.view(data, 0), gltf.ComponentFloat, gltf.AccessorVec3, len(vs), false)
+	return data
 }
 
 // indices adds vertex indices of component type ct and returns their
 // accessor.
 func (b *builder) indices(idx []int, ct gltf.ComponentType) int {
+	return b.accessor(b.view(unsigneds(idx, ct), 0), ct, gltf.AccessorScalar, len(idx), false)
+}
+
+// unsigneds encodes integers as unsigned bytes, shorts or (any other ct)
+// ints.
+func unsigneds(idx []int, ct gltf.ComponentType) []byte {
 	var data []byte
 	for _, i := range idx {
 		switch ct {
@@ -72,7 +83,7 @@ func (b *builder) indices(idx []int, ct gltf.ComponentType) int {
 			data = binary.LittleEndian.AppendUint32(data, uint32(i))
 		}
 	}
-	return b.accessor(b.view(data, 0), ct, gltf.AccessorScalar, len(idx), false)
+	return data
 }
 
 // mesh adds a mesh of the given primitives and returns it.
@@ -446,32 +457,9 @@ func TestParseQuantized(t *testing.T) {
 func TestParseSparse(t *testing.T) {
 	v, tr := cube()
 	idx := flat(tr)
-	f32 := func(vs []mgl64.Vec3) []byte {
-		var data []byte
-		for _, p := range vs {
-			for _, c := range p {
-				data = binary.LittleEndian.AppendUint32(data, math.Float32bits(float32(c)))
-			}
-		}
-		return data
-	}
 	for _, ct := range []gltf.ComponentType{gltf.ComponentUbyte, gltf.ComponentUshort, gltf.ComponentUint} {
-		enc := func(is []int) []byte {
-			var data []byte
-			for _, i := range is {
-				switch ct {
-				case gltf.ComponentUbyte:
-					data = append(data, byte(i))
-				case gltf.ComponentUshort:
-					data = binary.LittleEndian.AppendUint16(data, uint16(i))
-				default:
-					data = binary.LittleEndian.AppendUint32(data, uint32(i))
-				}
-			}
-			return data
-		}
 		sparse := func(b *builder, which []int, values []byte) *gltf.Sparse {
-			return &gltf.Sparse{Count: len(which), Indices: gltf.SparseIndices{BufferView: b.view(enc(which), 0), ComponentType: ct},
+			return &gltf.Sparse{Count: len(which), Indices: gltf.SparseIndices{BufferView: b.view(unsigneds(which, ct), 0), ComponentType: ct},
 				Values: gltf.SparseValues{BufferView: b.view(values, 0)}}
 		}
 		for _, tc := range []struct {
@@ -489,7 +477,7 @@ func TestParseSparse(t *testing.T) {
 				for _, i := range fix {
 					vals = append(vals, v[i])
 				}
-				b.doc.Accessors[pos].Sparse = sparse(b, fix, f32(vals))
+				b.doc.Accessors[pos].Sparse = sparse(b, fix, float32s(vals))
 				return pos, b.indices(idx, gltf.ComponentUshort)
 			}},
 			{"positions over zeros", func(b *builder) (int, int) {
@@ -499,7 +487,7 @@ func TestParseSparse(t *testing.T) {
 				for i := range all {
 					all[i] = i
 				}
-				b.doc.Accessors[pos].Sparse = sparse(b, all, f32(v))
+				b.doc.Accessors[pos].Sparse = sparse(b, all, float32s(v))
 				return pos, b.indices(idx, gltf.ComponentUshort)
 			}},
 			{"indices", func(b *builder) (int, int) {
@@ -507,7 +495,7 @@ func TestParseSparse(t *testing.T) {
 				wrong := slices.Clone(idx)
 				wrong[0], wrong[5] = 7, 7
 				ind := b.indices(wrong, gltf.ComponentUshort)
-				b.doc.Accessors[ind].Sparse = sparse(b, []int{0, 5}, binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, uint16(idx[0])), uint16(idx[5])))
+				b.doc.Accessors[ind].Sparse = sparse(b, []int{0, 5}, unsigneds([]int{idx[0], idx[5]}, gltf.ComponentUshort))
 				return pos, ind
 			}},
 		} {
