@@ -1,21 +1,24 @@
 // Package view3d renders 3D scenes of irtcd shapes to images: perspective
-// projection, back-face culling, the painter's algorithm (triangles sorted
-// far to near by the depth of their centroid, ties broken by instance then
-// triangle index, so the same input always gives the same picture), flat
-// Lambert shading with one directional light and an ambient term, an
-// optional ground grid and gradient sky, and an optional title. The sky,
-// grid and title are drawn with github.com/fogleman/gg.
+// projection, back-face culling, a depth buffer, flat Lambert shading with
+// one directional light and an ambient term, an optional ground grid and
+// gradient sky, and an optional title. The sky, grid and title are drawn
+// with github.com/fogleman/gg and golang.org/x/image/vector.
 //
-// Triangles are filled with golang.org/x/image/vector's anti-aliased
-// rasteriser, each over its own bounding box, so that a fill costs what
-// its pixels cost (gg's rasteriser spans the whole image). Painting
-// anti-aliased triangles one by one would let the background show through
-// the shared edges of a surface (each edge pixel is partly covered twice),
-// so every triangle is drawn grown outwards by half a pixel (WithSeamCover):
-// the triangle painted later covers the seam. Silhouettes grow by the same
-// amount. Triangles are clipped to the view frustum (a near plane, and the
-// image grown by its own size on every side), so triangles and grid lines
-// that pass behind the camera are drawn correctly.
+// Triangles are drawn into a depth buffer of 2×2 samples a pixel (depth
+// interpolated as 1/z, linear on the screen), each over its own bounding
+// box, and each pixel is the mean of its samples: a body in front of a
+// large face hides it whatever the sizes of their triangles, which the
+// painter's algorithm this package used before could not promise (a long
+// wall seen at a slant, whose two triangles' centroids were nearer than a
+// body in front of its far end, was painted over that body). Triangles
+// sharing an edge cover
+// every sample along it, so surfaces show no seams. The triangles are
+// visited in a fixed order (far to near by centroid, ties by instance
+// then triangle index), and a sample keeps the first of equally near
+// surfaces, so the same input always gives the same picture. Triangles
+// are clipped to the view frustum (a near plane, and the image grown by
+// its own size on every side), so triangles and grid lines that pass
+// behind the camera are drawn correctly.
 //
 // Palette gives a palette of at most 256 colours to which such pictures
 // map by nearest colour without visible loss, for GIF frames.
@@ -311,9 +314,11 @@ func WithTextColor(c color.RGBA) Option {
 	return func(o *options) { o.textColor = c }
 }
 
-// WithSeamCover sets how far, in pixels, each triangle is grown outwards to
-// hide the seams of anti-aliased painting (default 0.5; 0 draws triangles
-// exactly; at most 2).
+// WithSeamCover set how far, in pixels, each triangle was grown outwards
+// to hide the seams of anti-aliased painting (at most 2).
+//
+// Deprecated: triangles are drawn with a depth buffer, which leaves no
+// seams between neighbours; the option only checks px.
 func WithSeamCover(px float64) Option {
 	return func(o *options) {
 		if math.IsNaN(px) || px < 0 || px > 2 {
@@ -356,8 +361,11 @@ type Renderer struct {
 	order   []int32
 	order2  []int32
 	clipped [][][2]float64  // clipped polygons, in pixels
+	clipZ   [][]float64     // the camera depths of their corners
+	zbuf    []float32       // per subsample: 1/depth of the nearest surface so far (0: none)
+	cbuf    []color.RGBA    // per subsample: its colour
 	scratch [2][][3]float64 // clipping buffers
-	grown   [][2]float64    // scratch: the triangle being painted
+	grown   [][2]float64    // scratch: a grid polygon being painted
 	dc      *gg.Context
 	dcImg   *image.RGBA
 	ras     vector.Rasterizer             // fills the triangles and the grid
@@ -418,7 +426,7 @@ func (r *Renderer) RenderInto(dst *image.RGBA, cam Camera, inst []Instance, opts
 	if o.grid != nil {
 		r.drawGrid(dst, &v, o.grid)
 	}
-	r.paint(dst, inst, o.grow)
+	r.paint(dst, inst)
 	if o.title != "" {
 		if r.dc == nil || r.dcImg != dst { // gg only writes the title
 			r.dc, r.dcImg = gg.NewContextForRGBA(dst), dst
@@ -434,6 +442,9 @@ func (r *Renderer) collect(v *view, inst []Instance, o *options, w, h int) error
 	r.cam, r.in, r.scr, r.base, r.items = r.cam[:0], r.in[:0], r.scr[:0], r.base[:0], r.items[:0]
 	for i := range r.clipped {
 		r.clipped[i] = r.clipped[i][:0]
+	}
+	for i := range r.clipZ {
+		r.clipZ[i] = r.clipZ[i][:0]
 	}
 	nclip := 0
 	fw, fh := float64(w), float64(h)
@@ -500,12 +511,14 @@ func (r *Renderer) collect(v *view, inst []Instance, o *options, w, h int) error
 				}
 				if nclip == len(r.clipped) {
 					r.clipped = append(r.clipped, nil)
+					r.clipZ = append(r.clipZ, nil)
 				}
-				cp := r.clipped[nclip][:0]
+				cp, cz := r.clipped[nclip][:0], r.clipZ[nclip][:0]
 				for _, q := range poly {
 					cp = append(cp, v.screen(q))
+					cz = append(cz, q[2])
 				}
-				r.clipped[nclip] = cp
+				r.clipped[nclip], r.clipZ[nclip] = cp, cz
 				if offscreen(cp, fw, fh) {
 					continue
 				}
@@ -602,25 +615,109 @@ func offscreen(p [][2]float64, w, h float64) bool {
 	return x1 < -2 || y1 < -2 || x0 > w+2 || y0 > h+2
 }
 
-// paint fills the sorted triangles.
-func (r *Renderer) paint(dst *image.RGBA, inst []Instance, grow float64) {
+// superSample is the number of depth samples per pixel along each axis.
+const superSample = 2
+
+// paint draws the triangles with a depth buffer of superSample²
+// samples a pixel: each sample keeps the colour of the nearest surface
+// over it (depth interpolated as 1/z, which is linear on the screen), so
+// a small body in front of a large face hides it, whatever the order;
+// each pixel is then the mean of its samples, the background (sky, grid)
+// where no triangle covers them. Triangles sharing an edge cover every
+// sample along it between them: there are no seams to hide.
+func (r *Renderer) paint(dst *image.RGBA, inst []Instance) {
+	const ss = superSample
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	n := w * h * ss * ss
+	r.zbuf = slices.Grow(r.zbuf[:0], n)[:n]
+	r.cbuf = slices.Grow(r.cbuf[:0], n)[:n]
+	clear(r.zbuf)
+	for y := range h * ss {
+		row := r.cbuf[y*w*ss : (y+1)*w*ss]
+		for x := range row {
+			row[x] = dst.RGBAAt(x/ss, y/ss)
+		}
+	}
 	var tri [3][2]float64
+	var depth [3]float64
 	for i := range r.items {
 		it := &r.items[i]
 		var pts [][2]float64
+		var zs []float64
 		if it.clip >= 0 {
-			pts = r.clipped[it.clip]
+			pts, zs = r.clipped[it.clip], r.clipZ[it.clip]
 		} else {
 			p := inst[it.inst].Shape.Prim(int(it.tri))
 			b := r.base[it.inst]
-			tri = [3][2]float64{r.scr[b+int(p[0])], r.scr[b+int(p[1])], r.scr[b+int(p[2])]}
-			pts = tri[:]
+			for k := range 3 {
+				tri[k], depth[k] = r.scr[b+int(p[k])], r.cam[b+int(p[k])][2]
+			}
+			pts, zs = tri[:], depth[:]
 		}
-		if grow > 0 {
-			r.grown = growPolygon(r.grown[:0], pts, grow)
-			pts = r.grown
+		for k := 1; k+1 < len(pts); k++ { // a fan over a clipped polygon
+			r.raster(w*ss, h*ss, [3][2]float64{pts[0], pts[k], pts[k+1]}, [3]float64{1 / zs[0], 1 / zs[k], 1 / zs[k+1]}, it.col)
 		}
-		r.fill(dst, pts, it.col)
+	}
+	for y := range h {
+		for x := range w {
+			var sr, sg, sb, sa int
+			for dy := range ss {
+				for _, c := range r.cbuf[(y*ss+dy)*w*ss+x*ss : (y*ss+dy)*w*ss+x*ss+ss] {
+					sr, sg, sb, sa = sr+int(c.R), sg+int(c.G), sb+int(c.B), sa+int(c.A)
+				}
+			}
+			const k, half = ss * ss, ss * ss / 2
+			dst.SetRGBA(x, y, color.RGBA{uint8((sr + half) / k), uint8((sg + half) / k), uint8((sb + half) / k), uint8((sa + half) / k)})
+		}
+	}
+}
+
+// raster draws the triangle p (pixels) of inverse depths iz in colour c
+// into the sample buffers, W×H samples of 1/superSample pixel: every
+// sample whose centre lies in the triangle, edges included, and whose
+// surface is nearer than the one it holds.
+func (r *Renderer) raster(W, H int, p [3][2]float64, iz [3]float64, c color.RGBA) {
+	const ss = superSample
+	for k := range p {
+		p[k] = [2]float64{p[k][0] * ss, p[k][1] * ss}
+	}
+	area := (p[1][0]-p[0][0])*(p[2][1]-p[0][1]) - (p[1][1]-p[0][1])*(p[2][0]-p[0][0])
+	if !(area != 0) || math.IsInf(area, 0) {
+		return // degenerate, or NaN
+	}
+	x0 := max(0, int(math.Floor(min(p[0][0], p[1][0], p[2][0])-0.5)))
+	x1 := min(W-1, int(math.Ceil(max(p[0][0], p[1][0], p[2][0])-0.5)))
+	y0 := max(0, int(math.Floor(min(p[0][1], p[1][1], p[2][1])-0.5)))
+	y1 := min(H-1, int(math.Ceil(max(p[0][1], p[1][1], p[2][1])-0.5)))
+	if x0 > x1 || y0 > y1 {
+		return
+	}
+	inv := 1 / area
+	// The barycentric weight of corner k at (x, y) is linear:
+	// a[k]·x + b[k]·y + c[k] (edge functions over the area).
+	var a, b, e [3]float64
+	for k := range 3 {
+		i, j := p[(k+1)%3], p[(k+2)%3]
+		a[k] = (i[1] - j[1]) * inv
+		b[k] = (j[0] - i[0]) * inv
+		e[k] = (i[0]*j[1] - j[0]*i[1]) * inv
+	}
+	for y := y0; y <= y1; y++ {
+		fy := float64(y) + 0.5
+		row := y * W
+		for x := x0; x <= x1; x++ {
+			fx := float64(x) + 0.5
+			w0 := a[0]*fx + b[0]*fy + e[0]
+			w1 := a[1]*fx + b[1]*fy + e[1]
+			w2 := a[2]*fx + b[2]*fy + e[2]
+			if w0 < 0 || w1 < 0 || w2 < 0 {
+				continue
+			}
+			z := float32(w0*iz[0] + w1*iz[1] + w2*iz[2])
+			if z > r.zbuf[row+x] {
+				r.zbuf[row+x], r.cbuf[row+x] = z, c
+			}
+		}
 	}
 }
 
@@ -649,55 +746,6 @@ func (r *Renderer) fill(dst *image.RGBA, pts [][2]float64, c color.RGBA) {
 	}
 	r.ras.ClosePath()
 	r.ras.Draw(dst, box, src, image.Point{})
-}
-
-// growPolygon appends to dst the convex polygon p (either winding) with
-// every edge moved outwards by d. A corner moves along its mitre when the
-// mitre is at most 2d long; a sharper corner is bevelled (two points, each
-// on one of its moved edges), so even the edges of a sliver move by d.
-// Polygons with a degenerate edge are appended unchanged.
-func growPolygon(dst, p [][2]float64, d float64) [][2]float64 {
-	n := len(p)
-	var nrm [8][2]float64 // outward unit normals of the edges i → i+1
-	if n > len(nrm) {
-		return append(dst, p...)
-	}
-	area := 0.0
-	for i := range n {
-		a, b := p[i], p[(i+1)%n]
-		area += a[0]*b[1] - b[0]*a[1]
-	}
-	if area == 0 || math.IsNaN(area) {
-		return append(dst, p...)
-	}
-	sign := 1.0
-	if area < 0 {
-		sign = -1
-	}
-	for i := range n {
-		a, b := p[i], p[(i+1)%n]
-		ex, ey := b[0]-a[0], b[1]-a[1]
-		l := math.Hypot(ex, ey)
-		if !(l > 1e-9) {
-			return append(dst, p...)
-		}
-		// For positive area the outward normal of edge e is (ey, -ex)/|e|.
-		nrm[i] = [2]float64{sign * ey / l, -sign * ex / l}
-	}
-	for i := range n {
-		n0, n1 := nrm[(i+n-1)%n], nrm[i]
-		// The mitre m = d(n0+n1)/(1+n0·n1) has length d/cos(turn/2);
-		// it is at most 2d iff 1+n0·n1 ≥ 1/2.
-		if den := 1 + n0[0]*n1[0] + n0[1]*n1[1]; den >= 0.5 {
-			k := d / den
-			dst = append(dst, [2]float64{p[i][0] + k*(n0[0]+n1[0]), p[i][1] + k*(n0[1]+n1[1])})
-		} else {
-			dst = append(dst,
-				[2]float64{p[i][0] + d*n0[0], p[i][1] + d*n0[1]},
-				[2]float64{p[i][0] + d*n1[0], p[i][1] + d*n1[1]})
-		}
-	}
-	return dst
 }
 
 // maxUniforms bounds the colours a Renderer keeps: a few base colours
