@@ -157,7 +157,7 @@ func (s *Shape) buildEdges() {
 	}
 	// Boxes of edgeFan consecutive blocks, of edgeFan of those, and so on
 	// up to a level of at most edgeFan boxes: the blocks' spatial order
-	// makes them a hierarchy (edgeBoxes).
+	// makes them a hierarchy (edgeBox).
 	boxes := make([]AABB, len(s.edgeBlocks))
 	for i := range s.edgeBlocks {
 		boxes[i] = s.edgeBlocks[i].box

@@ -274,11 +274,12 @@ func (st *edgeStack) pop() (l, i int) {
 // at a time for a block of src's edges.
 const sweepBlocks = 128
 
-// partSweptBox returns a box holding every point, at a fraction below f
-// of the motion, of the two triangles that sweepEdge cuts the quad of an
-// edge inside b into (see quadPart): b mapped by from, and the
-// interpolation at f of b mapped by from and by to, grown by a margin
-// for rounding.
+// partSweptBox returns a box holding the place, at any fraction up to f of
+// the motion, of every point of b moving straight from its place under
+// from to its place under to (a vertex's path; and so every point, up to
+// f, of the triangles an edge in b sweeps, see quadPart): b mapped by
+// from, joined with the interpolation at f of b mapped by from and by to,
+// grown by a margin for rounding.
 func partSweptBox(b AABB, from, to *Transform, f float64) AABB {
 	start, end := b.Transformed(from), b.Transformed(to)
 	r := start
@@ -295,7 +296,7 @@ func partSweptBox(b AABB, from, to *Transform, f float64) AABB {
 const sweepMargin = 1e-9
 
 // quadPart returns a box holding every point of the triangles p0 q0 q1
-// and p0 q1 p1 at which the fraction of the motion, as sweepEdge
+// and p0 q1 p1 at which the fraction of the motion, as edgeCrossing
 // interpolates it, is at most f. In the first the fraction is q1's
 // weight, so those points are the triangle cut by the line through its
 // points p0 + f(q1 − p0) and q0 + f(q1 − q0); in the second it is the

@@ -35,9 +35,9 @@ type CastHit struct {
 // ShapeCast moves the polygon s from transform xf by translation and
 // returns where it first touches a fixture of the world, among those for
 // which keep returns true (sensors included; nil: every fixture but the
-// sensors), at their bodies' current transforms: the shape cast box2d's world lacks, for concave
-// shapes too (a character's outline moved through a level, a piece
-// dropped into place). Fixtures whose broad-phase boxes the cast's swept
+// sensors), at their bodies' current transforms: the shape cast box2d's
+// world lacks, for concave shapes too (a character's outline moved
+// through a level, a piece dropped into place). Fixtures whose broad-phase boxes the cast's swept
 // box meets are tested exactly (narrow.CastShape: every vertex's path
 // traced both ways); box2d's own shapes as the adapter converts them for
 // pairs (circles as inscribed polygons, polygons grown by their skin,

@@ -11,14 +11,13 @@
 // painter's algorithm this package used before could not promise (a long
 // wall seen at a slant, whose two triangles' centroids were nearer than a
 // body in front of its far end, was painted over that body). Triangles
-// sharing an edge cover
-// every sample along it, so surfaces show no seams. The triangles are
-// visited in a fixed order (far to near by centroid, ties by instance
-// then triangle index), and a sample keeps the first of equally near
-// surfaces, so the same input always gives the same picture. Triangles
-// are clipped to the view frustum (a near plane, and the image grown by
-// its own size on every side), so triangles and grid lines that pass
-// behind the camera are drawn correctly.
+// sharing an edge cover every sample along it, so surfaces show no seams.
+// The triangles are visited in a fixed order (far to near by centroid,
+// ties by instance then triangle index), and a sample keeps the first of
+// equally near surfaces, so the same input always gives the same
+// picture. Triangles are clipped to the view frustum (a near plane, and
+// the image grown by its own size on every side), so triangles and grid
+// lines that pass behind the camera are drawn correctly.
 //
 // Palette gives a palette of at most 256 colours to which such pictures
 // map by nearest colour without visible loss, for GIF frames.
@@ -255,7 +254,6 @@ type options struct {
 	grid      *Grid
 	title     string
 	textColor color.RGBA
-	grow      float64
 	err       error
 }
 
@@ -325,7 +323,6 @@ func WithSeamCover(px float64) Option {
 			o.err = fmt.Errorf("%w: seam cover %v px outside [0, 2]", ErrBadInput, px)
 			return
 		}
-		o.grow = px
 	}
 }
 
@@ -341,7 +338,7 @@ const maxSide = 1 << 14
 
 // item is one triangle to paint.
 type item struct {
-	depth float64 // camera depth of its centroid; painted far to near
+	depth float64 // camera depth of its centroid; drawn far to near
 	inst  int32
 	tri   int32
 	clip  int32 // -1, or the index of its clipped polygon in Renderer.clipped
@@ -365,7 +362,7 @@ type Renderer struct {
 	zbuf    []float32       // per subsample: 1/depth of the nearest surface so far (0: none)
 	cbuf    []color.RGBA    // per subsample: its colour
 	scratch [2][][3]float64 // clipping buffers
-	grown   [][2]float64    // scratch: a grid polygon being painted
+	grown   [][2]float64    // scratch: a grid cell being filled
 	dc      *gg.Context
 	dcImg   *image.RGBA
 	ras     vector.Rasterizer             // fills the triangles and the grid
@@ -402,7 +399,7 @@ func (r *Renderer) RenderInto(dst *image.RGBA, cam Camera, inst []Instance, opts
 	if w < 1 || h < 1 || w > maxSide || h > maxSide {
 		return fmt.Errorf("%w: image size %d×%d (want 1..%d each)", ErrBadInput, w, h, maxSide)
 	}
-	o := options{ambient: 0.3, sky: [2]color.RGBA{defaultSkyTop, defaultSkyBottom}, textColor: defaultText, grow: 0.5}
+	o := options{ambient: 0.3, sky: [2]color.RGBA{defaultSkyTop, defaultSkyBottom}, textColor: defaultText}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
