@@ -23,7 +23,7 @@ import (
 	"github.com/irtcd/irtcd/sim/experiment"
 )
 
-const benchDoc = `usage: irtcd bench [-scale S] [-only NAME,...] [-out FILE.md] [flags]
+const benchDoc = `usage: irtcd bench [-scale S] [-only NAME,...] [-out FILE.md] [-pictures] [flags]
 
 Runs the experiments of the IRTCD papers on irtcd (3D rigid-body scenes, the
 re-projection test) with a progress bar on standard error, and writes a
@@ -52,6 +52,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	backend := fs.String("backend", "cpu", "narrow-phase `backend` of the 3D scene runs: cpu, gpu or plugin (the references stay on cpu)")
 	pluginPath := fs.String("plugin", "", "plugin binary `PATH` for -backend plugin (default: "+pluginBinary+" next to irtcd, then on PATH)")
 	gpuMin := fs.Int("gpu-min-batch", -1, gpuMinUsage)
+	picturesOnly := fs.Bool("pictures", false, "only redraw the pictures of the 3D scenes ("+strings.Join(experiment.PictureScenes, ", ")+"; -only picks some)\nfrom the runs the experiments draw them from, into the plots directory; no report")
 	fail := failer(stderr, "bench")
 	help := func() string {
 		var list strings.Builder
@@ -102,13 +103,16 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var bar *progressbar.ProgressBar
 	cur := ""
+	finishBar := func() {
+		if bar != nil {
+			bar.Finish()
+			fmt.Fprintln(stderr)
+		}
+	}
 	if !*quiet {
 		cfg.Progress = func(name string, done, total int) {
 			if bar == nil || name != cur {
-				if bar != nil {
-					bar.Finish()
-					fmt.Fprintln(stderr)
-				}
+				finishBar()
 				cur = name
 				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
 					progressbar.OptionSetDescription(fmt.Sprintf("%-*s", nameWidth(), name)),
@@ -124,6 +128,20 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	rev := commit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *picturesOnly {
+		pics, err := experiment.Pictures(ctx, cfg, names)
+		finishBar()
+		for _, p := range pics {
+			fmt.Fprintf(stdout, "wrote %s: %s\n", filepath.Join(reportDir, filepath.FromSlash(p.Path)), p.Caption)
+		}
+		switch {
+		case errors.Is(err, experiment.ErrBadConfig):
+			return fail(exitUsage, "%v", err)
+		case err != nil:
+			return fail(exitFail, "%v", err)
+		}
+		return exitOK
+	}
 	probe, err := narrow.LoadOBJ(filepath.Join(*testdata, "bunny.obj"))
 	if err != nil {
 		return fail(exitFail, "speed probe: %v", err)
@@ -140,10 +158,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		end, err = speed()
 	}
-	if bar != nil {
-		bar.Finish()
-		fmt.Fprintln(stderr)
-	}
+	finishBar()
 	if err != nil {
 		if errors.Is(err, experiment.ErrBadConfig) {
 			return fail(exitUsage, "%v", err)

@@ -40,3 +40,32 @@ func TestBenchReport(t *testing.T) {
 		t.Error("a report was written without meshes")
 	}
 }
+
+// TestBenchPictures: -pictures redraws the chosen scenes' pictures into the
+// plots directory, with a progress bar, and writes no report; a scene
+// without pictures is a usage error.
+func TestBenchPictures(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.md")
+	code, stdout, stderr := runArgs(t, "", "bench", "-pictures", "-scale", "0.02", "-only", "tori", "-testdata", "../../testdata", "-out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if n := strings.Count(stdout, "wrote "+filepath.Join(dir, "results", "tori-step")); n != 3 {
+		t.Errorf("%d pictures reported, want 3:\n%s", n, stdout)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "results", "tori-step*.png"))
+	if err != nil || len(files) != 3 {
+		t.Errorf("pictures written: %v (%v)", files, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("-pictures wrote a report")
+	}
+	if !strings.Contains(stderr, "tori") {
+		t.Errorf("no progress on stderr: %q", stderr)
+	}
+	code, _, stderr = runArgs(t, "", "bench", "-pictures", "-q", "-scale", "0.02", "-only", "deviation", "-testdata", "../../testdata", "-out", out)
+	if code != exitUsage || !strings.Contains(stderr, `no pictures for "deviation"`) {
+		t.Errorf("-pictures -only deviation: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -129,6 +129,30 @@ func TestExperiments(t *testing.T) {
 			t.Errorf("%s: %d plots, %d pictures of the scene; want charts and 3 pictures", name, len(byName[name].Plots), pics)
 		}
 	}
+	// Pictures draws the same pictures, byte for byte, from the same runs
+	// alone.
+	pcfg := cfg
+	pcfg.Progress, pcfg.PlotDir = nil, filepath.Join(dir, "pictures")
+	plots, err := Pictures(context.Background(), pcfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plots) != 9 {
+		t.Errorf("%d pictures, want 3 of each scene", len(plots))
+	}
+	for _, p := range plots {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(dir, "results", filepath.Base(p.Path)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("picture %s (%s): differs from the experiments' (%v)", p.Path, p.Caption, err)
+		}
+	}
+	if _, err := Pictures(context.Background(), pcfg, []string{"deviation"}); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("pictures of an unknown scene: %v, want ErrBadConfig", err)
+	}
 
 	// Properties.
 	finitePos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }

@@ -22,6 +22,11 @@ const (
 	paperSpawnerBVH   = 18.8
 )
 
+// spawnerShots are the steps the spawner's pictures show, of st.
+func spawnerShots(st int) []snapshot {
+	return []snapshot{{st / 4, "filling"}, {st / 2, "half-way"}, {st, "the end"}}
+}
+
 // runSpawner is the second scene of Lehericey et al. (2013, 2013b):
 // objects added at 10 Hz from a moving source, up to 500, 3000 steps.
 func runSpawner(ctx context.Context, cfg *Config) (*Section, error) {
@@ -29,8 +34,7 @@ func runSpawner(ctx context.Context, cfg *Config) (*Section, error) {
 	n := cfg.scaled(spawnerN, 8)
 	basicN := min(n, cfg.scaled(spawnerBasicN, 8))
 	st := (&runSpec{scene: sc, n: n}).stepsFor()
-	shots := []snapshot{{st / 4, "filling"}, {st / 2, "half-way"}, {st, "the end"}}
-	m, err := cfg.runMatrix(ctx, "spawner", sc, n, basicN, shots)
+	m, err := cfg.runMatrix(ctx, "spawner", sc, n, basicN, spawnerShots(st))
 	if err != nil {
 		return nil, err
 	}

@@ -204,6 +204,11 @@ func linearFit(x, y []float64) (a, b, r2 float64) {
 	return a, b, r2
 }
 
+// toriShots are the steps the tori's pictures show, of st.
+func toriShots(st int) []snapshot {
+	return []snapshot{{st / 5, "the first tori land"}, {st / 2, "half of them released"}, {st, "the end"}}
+}
+
 // runTori is Li & Yamaguchi's scene 1 (100 tori): the cost of predictive
 // rays (Table 3) and the penetration depth against the time step (Fig. 14).
 func runTori(ctx context.Context, cfg *Config) (*Section, error) {
@@ -237,8 +242,7 @@ func runTori(ctx context.Context, cfg *Config) (*Section, error) {
 	for rep := range toriTimeReps {
 		frames := make([]func(*scene3d.Sim) error, 2)
 		if rep == 0 {
-			st := timing[1].stepsFor()
-			pics = &pictures{cfg: cfg, name: "tori", shots: []snapshot{{st / 5, "the first tori land"}, {st / 2, "half of them released"}, {st, "the end"}}}
+			pics = &pictures{cfg: cfg, name: "tori", shots: toriShots(timing[1].stepsFor())}
 			frames[1] = pics.onFrame
 		}
 		out, err := cfg.lockstep(ctx, timing[:], tr, frames)
