@@ -99,6 +99,8 @@ type Adapter struct {
 	order      []int      // scratch: manifold index per slot
 	carry      []carried  // scratch: a group's impulses of the last step (handImpulses)
 	stats      StepStats
+	treeStack  []int // scratch: the broad phase's tree walked (proxiesIn)
+	proxyIDs   []int // scratch: the proxies found
 }
 
 // Install makes irtcd the narrow phase of world's irtcd shapes. world must

@@ -43,7 +43,8 @@ type CastHit struct {
 // pairs (circles as inscribed polygons, polygons grown by their skin,
 // edges as thin rectangles). Ties go to the lower broad-phase proxy. A
 // shape that overlaps a fixture at its start touches it at 0
-// (CastHit.Start). ok is false when the translation touches nothing.
+// (CastHit.Start). ok is false when the translation touches nothing. It
+// allocates nothing once warm.
 // s must be a 2D shape (a box2dadapter Shape's Narrow, or
 // narrow.NewPolygon's), xf and translation finite: otherwise the error
 // wraps ErrNotPolygon, narrow.ErrBadPose or narrow.ErrBadMotion.
@@ -64,34 +65,54 @@ func (a *Adapter) ShapeCast(s *narrow.Shape, xf b2.B2Transform, translation b2.B
 	var box b2.B2AABB
 	box.LowerBound.Set(min(start.Min[0], start.Min[0]+motion[0]), min(start.Min[1], start.Min[1]+motion[1]))
 	box.UpperBound.Set(max(start.Max[0], start.Max[0]+motion[0]), max(start.Max[1], start.Max[1]+motion[1]))
-	bp := &a.world.M_contactManager.M_broadPhase
+	tree := &a.world.M_contactManager.M_broadPhase.M_tree
 	proxy := -1
-	bp.Query(func(id int) bool {
-		px := bp.GetUserData(id).(*b2.B2FixtureProxy)
+	for _, id := range a.proxiesIn(box) {
+		px := tree.M_nodes[id].UserData.(*b2.B2FixtureProxy)
 		f := px.Fixture
 		if keep == nil && f.M_isSensor || keep != nil && !keep(f) {
-			return true
+			continue
 		}
-		other, serr := a.shapeOf(f, px.ChildIndex)
-		if serr != nil {
-			err = fmt.Errorf("box2dadapter: shape cast: fixture child %d: %w", px.ChildIndex, serr)
-			return false
+		other, err := a.shapeOf(f, px.ChildIndex)
+		if err != nil {
+			return CastHit{}, false, fmt.Errorf("box2dadapter: shape cast: fixture child %d: %w", px.ChildIndex, err)
 		}
-		c, touch, cerr := narrow.CastShape(s, other, p, pose(f.M_body.M_xf), motion)
-		if cerr != nil {
-			err = fmt.Errorf("box2dadapter: shape cast: %w", cerr)
-			return false
+		c, touch, err := narrow.CastShape(s, other, p, pose(f.M_body.M_xf), motion)
+		if err != nil {
+			return CastHit{}, false, fmt.Errorf("box2dadapter: shape cast: %w", err)
 		}
 		if !touch || ok && (c.Fraction > hit.Fraction || c.Fraction == hit.Fraction && id > proxy) {
-			return true
+			continue
 		}
 		hit = CastHit{Fixture: f, Child: px.ChildIndex, Fraction: c.Fraction, Start: c.Start,
 			Point: b2.B2Vec2{X: c.Point[0], Y: c.Point[1]}, Normal: b2.B2Vec2{X: c.Normal[0], Y: c.Normal[1]}}
 		ok, proxy = true, id
-		return true
-	}, box)
-	if err != nil {
-		return CastHit{}, false, err
 	}
 	return hit, ok, nil
+}
+
+// proxiesIn returns the broad-phase proxies whose fat boxes meet box, in
+// the order box2d's tree query visits them. It walks the tree with the
+// adapter's own stack: box2d's query boxes every node it pushes, which
+// allocates. The slice is the adapter's, valid until the next call.
+func (a *Adapter) proxiesIn(box b2.B2AABB) []int {
+	tree := &a.world.M_contactManager.M_broadPhase.M_tree
+	stack, found := append(a.treeStack[:0], tree.M_root), a.proxyIDs[:0]
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if id == b2.B2_nullNode {
+			continue
+		}
+		n := &tree.M_nodes[id]
+		switch {
+		case !b2.B2TestOverlapBoundingBoxes(n.Aabb, box):
+		case n.IsLeaf():
+			found = append(found, id)
+		default:
+			stack = append(stack, n.Child1, n.Child2)
+		}
+	}
+	a.treeStack, a.proxyIDs = stack, found
+	return found
 }

@@ -18,7 +18,7 @@ import (
 // (not its rims), one cast sideways inside it stops at its wall, one with
 // the cup filtered out lands on the native ground box (grown by box2d's
 // skin), a sensor in the way is passed by default, a start inside the
-// wall touches at 0; and bad input is refused.
+// wall touches at 0; bad input is refused; a cast allocates nothing.
 func TestShapeCast(t *testing.T) {
 	w, ad := newWorld(t)
 	cup := box2dadapter.AddPolygon(body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0), mustShape(t, uShape(1, 1, 0.2)), 0)
@@ -63,6 +63,9 @@ func TestShapeCast(t *testing.T) {
 		case math.Abs(hit.Fraction-tc.fraction) > 1e-12 || math.Hypot(hit.Normal.X-tc.normal.X, hit.Normal.Y-tc.normal.Y) > 1e-9:
 			t.Errorf("%s: fraction %v normal %v, want %v %v", tc.name, hit.Fraction, hit.Normal, tc.fraction, tc.normal)
 		}
+	}
+	if n := testing.AllocsPerRun(20, func() { _, _, _ = ad.ShapeCast(square, at(0, 3), b2.B2Vec2{Y: -5}, nil) }); n != 0 {
+		t.Errorf("%v allocations a cast", n)
 	}
 	cube, err := narrow.NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
 	if err != nil {
