@@ -81,23 +81,24 @@ func (a *Adapter) timeOfImpact(c *contact) float64 {
 		return 1
 	}
 	a.stats.Sweeps++
-	beta := min(sweep(sa, a0, a1, sb, b0, b1), sweep(sb, b0, b1, sa, a0, a1))
+	beta := sweep(sb, b0, b1, sa, a0, a1, sweep(sa, a0, a1, sb, b0, b1, 1))
 	if beta >= 1 {
 		return 1
 	}
 	return min(alpha0+(1-alpha0)*beta, 1)
 }
 
-// sweep returns the earliest fraction of the step at which a vertex of s,
-// moving with transforms s0 → s1, enters o, moving with o0 → o1 (1 if
-// none), advanced by toiPenetration along the vertex path
-// (narrow.Sweep).
-func sweep(s *narrow.Shape, s0, s1 b2.B2Transform, o *narrow.Shape, o0, o1 b2.B2Transform) float64 {
+// sweep returns the earliest fraction of the step below limit at which a
+// vertex of s, moving with transforms s0 → s1, enters o, moving with
+// o0 → o1 (limit if none), advanced by toiPenetration along the vertex
+// path (narrow.SweepBefore: the other way's fraction as the limit cuts
+// the paths there).
+func sweep(s *narrow.Shape, s0, s1 b2.B2Transform, o *narrow.Shape, o0, o1 b2.B2Transform, limit float64) float64 {
 	var from, to narrow.Transform
 	t0, t1, u0, u1 := transform3(s0), transform3(s1), transform3(o0), transform3(o1)
 	from.SetRelative(&u0, &t0)
 	to.SetRelative(&u1, &t1)
-	return narrow.Sweep(s, &from, &to, o, toiPenetration)
+	return narrow.SweepBefore(s, &from, &to, o, toiPenetration, limit)
 }
 
 // transform3 returns a box2d transform as a 3D one (a rotation about z).
