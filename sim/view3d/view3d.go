@@ -17,7 +17,9 @@
 // equally near surfaces, so the same input always gives the same
 // picture. Triangles are clipped to the view frustum (a near plane, and
 // the image grown by its own size on every side), so triangles and grid
-// lines that pass behind the camera are drawn correctly.
+// lines that pass behind the camera are drawn correctly. The buffers take
+// 32 bytes a pixel (8 times the image's), kept by the Renderer between
+// calls.
 //
 // Palette gives a palette of at most 256 colours to which such pictures
 // map by nearest colour without visible loss, for GIF frames.
