@@ -9,6 +9,7 @@
 //	demo       run a 2D box2d scene with irtcd as its narrow phase; write a GIF and a PNG
 //	demo3d     run a 3D rigid-body scene (sim/rigid) on irtcd; write a GIF and a PNG
 //	contacts   contact points between two meshes (OBJ, STL, PLY, glTF), or for a file of cases
+//	cast       where a mesh moved by a translation first touches another
 //	mesh       check meshes (OBJ, STL, PLY, glTF) as irtcd reads them and print their properties
 //	bench      run the papers' experiments and write docs/RESULTS.md
 //	version    describe the build (what decides whether two machines agree bit for bit)
@@ -49,6 +50,7 @@ type command struct {
 // subcommand (demo, bench, ...) is one more entry here.
 var commands = []command{
 	{name: "contacts", summary: "contact points between two meshes (OBJ, STL, PLY, glTF), or for a file of cases", run: runContacts},
+	{name: "cast", summary: "where a mesh moved by a translation first touches another: fraction, point, normal", run: runCast},
 	{name: "mesh", summary: "check meshes (OBJ, STL, PLY, glTF) as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 	{name: "demo3d", summary: "simulate a 3D rigid-body scene (sim/rigid) through irtcd and write an animated GIF", run: runDemo3D},
