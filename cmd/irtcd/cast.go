@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/go-gl/mathgl/mgl64"
 
@@ -70,8 +68,8 @@ func runCast(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *motion == "":
 		return fail(exitUsage, "need -motion \"x y z\"")
 	}
-	m, err := parseVec3(*motion)
-	if err != nil {
+	var m mgl64.Vec3
+	if err := parseNumbers(*motion, []string{"x", "y", "z"}, m[:]); err != nil {
 		return fail(exitUsage, "-motion: %v", err)
 	}
 	pa, err := parsePoseString(*poseA)
@@ -115,21 +113,4 @@ func runCast(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitFail, "write: %v", err)
 	}
 	return exitOK
-}
-
-// parseVec3 reads "x y z": three finite numbers.
-func parseVec3(s string) (mgl64.Vec3, error) {
-	f := strings.Fields(s)
-	if len(f) != 3 {
-		return mgl64.Vec3{}, fmt.Errorf("want 3 numbers \"x y z\", got %d", len(f))
-	}
-	var v mgl64.Vec3
-	for i, t := range f {
-		x, err := strconv.ParseFloat(t, 64)
-		if err != nil || x-x != 0 {
-			return mgl64.Vec3{}, fmt.Errorf("%s: %s is not a finite number", "xyz"[i:i+1], shorten(t))
-		}
-		v[i] = x
-	}
-	return v, nil
 }

@@ -434,22 +434,31 @@ var poseNames = [7]string{"tx", "ty", "tz", "qw", "qx", "qy", "qz"}
 
 // parsePoseString parses "tx ty tz qw qx qy qz".
 func parsePoseString(s string) (narrow.Pose, error) {
-	f := strings.Fields(s)
-	if len(f) != 7 {
-		return narrow.Pose{}, fmt.Errorf("want 7 numbers \"tx ty tz qw qx qy qz\", got %d", len(f))
-	}
 	var v [7]float64
+	if err := parseNumbers(s, poseNames[:], v[:]); err != nil {
+		return narrow.Pose{}, err
+	}
+	return newPose(v)
+}
+
+// parseNumbers parses len(names) finite numbers separated by spaces into
+// dst; an error names the number that is wrong.
+func parseNumbers(s string, names []string, dst []float64) error {
+	f := strings.Fields(s)
+	if len(f) != len(names) {
+		return fmt.Errorf("want %d numbers \"%s\", got %d", len(names), strings.Join(names, " "), len(f))
+	}
 	for i, tok := range f {
 		x, err := strconv.ParseFloat(tok, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return narrow.Pose{}, fmt.Errorf("%s: bad number %s", poseNames[i], shorten(tok))
+			return fmt.Errorf("%s: bad number %s", names[i], shorten(tok))
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return narrow.Pose{}, fmt.Errorf("%s: %s is not a finite number", poseNames[i], shorten(tok))
+			return fmt.Errorf("%s: %s is not a finite number", names[i], shorten(tok))
 		}
-		v[i] = x
+		dst[i] = x
 	}
-	return newPose(v)
+	return nil
 }
 
 // parsePoseJSON parses a JSON array of 7 numbers; a missing or null pose is
