@@ -54,19 +54,18 @@ func Pictures(ctx context.Context, cfg Config, names []string) ([]Plot, error) {
 // pictureRun returns the run whose pictures the experiment name draws,
 // without its reference, and the steps it pictures.
 func pictureRun(cfg *Config, name string) (runSpec, []snapshot) {
+	// The avalanche's and spawner's: their matrix's BVH predictive run.
+	matrixRun := func(sc scene3d.Scene, n int, shots func(int) []snapshot) (runSpec, []snapshot) {
+		bvh, _, _, _, _, _ := matrixSpecs(sc, n, n)
+		spec := bvh[pred]
+		spec.ref = false
+		return spec, shots(spec.stepsFor())
+	}
 	switch name {
 	case "avalanche":
-		n := cfg.scaled(avalancheN, 8)
-		bvh, _, _, _, _, _ := matrixSpecs(scene3d.Avalanche(), n, n)
-		spec := bvh[pred]
-		spec.ref = false
-		return spec, avalancheShots(spec.stepsFor())
+		return matrixRun(scene3d.Avalanche(), cfg.scaled(avalancheN, 8), avalancheShots)
 	case "spawner":
-		n := cfg.scaled(spawnerN, 8)
-		bvh, _, _, _, _, _ := matrixSpecs(scene3d.Spawner(), n, n)
-		spec := bvh[pred]
-		spec.ref = false
-		return spec, spawnerShots(spec.stepsFor())
+		return matrixRun(scene3d.Spawner(), cfg.scaled(spawnerN, 8), spawnerShots)
 	default: // tori: Table 3's predictive timing run
 		spec := runSpec{scene: toriScene(), n: cfg.scaled(toriN, 8), params: narrow.Params{Method: narrow.MethodPredictive}, fresh: true}
 		return spec, toriShots(spec.stepsFor())
