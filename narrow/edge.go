@@ -74,11 +74,25 @@ func (s *Shape) SharpEdges(angle float64) int {
 	return n
 }
 
-// buildEdges lists the convex edges of a triangle mesh (see Edge).
-func (s *Shape) buildEdges() {
+// edgeBuffers holds the memory of buildEdgesInto, kept by a shape that
+// DeformInto fills for its next call.
+type edgeBuffers struct {
+	found, edges []Edge
+	mid          [][3]float64
+	order        []int32
+	seg          [][2][3]float64
+	angles       []float64
+	blocks       []edgeBlockData
+	up           [][]AABB
+}
+
+// buildEdgesInto lists the convex edges of a triangle mesh (see Edge) in
+// memory from b.
+func (s *Shape) buildEdgesInto(b *edgeBuffers) {
 	if s.dim != Dim3 {
 		return
 	}
+	found := b.found[:0]
 	for i, p := range s.prims {
 		// Edge k of a triangle (a,b,c) is c-a, a-b, b-c (Adjacent).
 		ends := [3][2]int32{{p[2], p[0]}, {p[0], p[1]}, {p[1], p[2]}}
@@ -110,31 +124,34 @@ func (s *Shape) buildEdges() {
 			if v[0] > v[1] {
 				v[0], v[1] = v[1], v[0]
 			}
-			s.edges = append(s.edges, Edge{V: v, Faces: [2]int32{int32(i), o}, Angle: ang})
+			found = append(found, Edge{V: v, Faces: [2]int32{int32(i), o}, Angle: ang})
 		}
 	}
-	if len(s.edges) == 0 {
+	b.found = found
+	if len(found) == 0 {
 		return
 	}
 	// Spatial order: a median split of the edges' midpoints, ties in the
 	// order found.
-	mid := make([][3]float64, len(s.edges))
-	for i, e := range s.edges {
-		mid[i] = scale3(add3(s.verts[e.V[0]], s.verts[e.V[1]]), 0.5)
+	b.mid = grow(b.mid, len(found))
+	for i, e := range found {
+		b.mid[i] = scale3(add3(s.verts[e.V[0]], s.verts[e.V[1]]), 0.5)
 	}
-	order := spatialOrder(mid)
-	edges := make([]Edge, len(s.edges))
-	for i, k := range order {
-		edges[i] = s.edges[k]
+	b.order = spatialOrderInto(grow(b.order, len(found)), b.mid)
+	b.edges = grow(b.edges, len(found))
+	for i, k := range b.order {
+		b.edges[i] = found[k]
 	}
+	edges := b.edges
 	s.edges = edges
-	s.edgeSeg = make([][2][3]float64, len(edges))
-	s.edgeAngles = make([]float64, len(edges))
+	b.seg, b.angles = grow(b.seg, len(edges)), grow(b.angles, len(edges))
+	s.edgeSeg, s.edgeAngles = b.seg, b.angles
 	for i, e := range edges {
 		s.edgeSeg[i] = [2][3]float64{s.verts[e.V[0]], s.verts[e.V[1]]}
 		s.edgeAngles[i] = e.Angle
 	}
 	slices.SortFunc(s.edgeAngles, func(a, b float64) int { return cmp.Compare(b, a) })
+	blocks := b.blocks[:0]
 	for lo := 0; lo < len(edges); lo += edgeBlock {
 		b := AABB{Min: mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 		sharp := 0.0
@@ -153,25 +170,28 @@ func (s *Shape) buildEdges() {
 				r = max(r, len3(sub3(p, c)))
 			}
 		}
-		s.edgeBlocks = append(s.edgeBlocks, edgeBlockData{box: b, sharp: sharp, centre: c, radius: r})
+		blocks = append(blocks, edgeBlockData{box: b, sharp: sharp, centre: c, radius: r})
 	}
+	b.blocks, s.edgeBlocks = blocks, blocks
 	// Boxes of edgeFan consecutive blocks, of edgeFan of those, and so on
 	// up to a level of at most edgeFan boxes: the blocks' spatial order
 	// makes them a hierarchy (edgeBox).
-	boxes := make([]AABB, len(s.edgeBlocks))
-	for i := range s.edgeBlocks {
-		boxes[i] = s.edgeBlocks[i].box
-	}
-	for len(boxes) > edgeFan {
-		up := make([]AABB, (len(boxes)+edgeFan-1)/edgeFan)
+	n, level := len(blocks), 0
+	for n > edgeFan {
+		n = (n + edgeFan - 1) / edgeFan
+		if level == len(b.up) {
+			b.up = append(b.up, nil)
+		}
+		up := grow(b.up[level], n)
 		for i := range up {
-			up[i] = boxes[i*edgeFan]
-			for _, b := range boxes[i*edgeFan+1 : min((i+1)*edgeFan, len(boxes))] {
-				up[i] = up[i].Union(b)
+			up[i] = *s.edgeBox(level, i*edgeFan)
+			for j := i*edgeFan + 1; j < min((i+1)*edgeFan, s.edgeLevelSize(level)); j++ {
+				up[i] = up[i].Union(*s.edgeBox(level, j))
 			}
 		}
-		s.edgeUp = append(s.edgeUp, up)
-		boxes = up
+		b.up[level] = up
+		level++
+		s.edgeUp = b.up[:level]
 	}
 }
 

@@ -75,22 +75,15 @@ func cornerOf(p [3]int32, k int) (int32, int32) {
 // orientation, and fills face normals, adjacency and vertex normals.
 func (s *Shape) validateMesh() error {
 	nt := len(s.prims)
-	s.fnorm = make([][3]float64, nt)
-	areaTol := s.areaTol
 	for i, p := range s.prims {
 		if p[0] == p[1] || p[1] == p[2] || p[0] == p[2] {
 			e := newShapeError(ErrDegenerate, fmt.Sprintf("repeated vertex (%d %d %d)", p[0], p[1], p[2]))
 			e.Prim = i
 			return e
 		}
-		n := cross3(sub3(s.verts[p[1]], s.verts[p[0]]), sub3(s.verts[p[2]], s.verts[p[0]]))
-		l := len3(n)
-		if !(l > areaTol) {
-			e := newShapeError(ErrDegenerate, fmt.Sprintf("zero area (vertices %d %d %d)", p[0], p[1], p[2]))
-			e.Prim = i
-			return e
-		}
-		s.fnorm[i] = scale3(n, 1/l)
+	}
+	if err := s.faceNormals(make([][3]float64, nt)); err != nil {
+		return err
 	}
 
 	edges := make([]edgeRec, 0, 3*nt)
@@ -141,18 +134,54 @@ func (s *Shape) validateMesh() error {
 		i = j
 	}
 
-	// Orientation: every connected component must enclose positive volume.
 	comp := make([]int32, nt)
+	if err := s.orient(comp, new([]int32), true); err != nil {
+		return err
+	}
+	used := make([]bool, len(s.verts))
+	for _, p := range s.prims {
+		used[p[0]], used[p[1]], used[p[2]] = true, true, true
+	}
+	return s.vertexNormals(make([][3]float64, len(s.verts)), func(i int) bool { return used[i] })
+}
+
+// faceNormals sets s.fnorm to fn (one entry per triangle) holding the unit
+// outward face normals, or returns a *ShapeError naming the first triangle
+// of zero area (by s.areaTol).
+func (s *Shape) faceNormals(fn [][3]float64) error {
+	s.fnorm = fn
+	for i, p := range s.prims {
+		n := cross3(sub3(s.verts[p[1]], s.verts[p[0]]), sub3(s.verts[p[2]], s.verts[p[0]]))
+		l := len3(n)
+		if !(l > s.areaTol) {
+			e := newShapeError(ErrDegenerate, fmt.Sprintf("zero area (vertices %d %d %d)", p[0], p[1], p[2]))
+			e.Prim = i
+			return e
+		}
+		fn[i] = scale3(n, 1/l)
+	}
+	return nil
+}
+
+// orient checks that every connected component of the surface encloses
+// positive volume, walking the adjacency from each component's first
+// triangle (comp, one entry per triangle, and *stack are scratch; *stack
+// keeps what it grew to); with
+// list it also records a vertex of each component in s.compVerts.
+func (s *Shape) orient(comp []int32, stackp *[]int32, list bool) error {
+	stack := (*stackp)[:0]
+	defer func() { *stackp = stack }()
 	for i := range comp {
 		comp[i] = -1
 	}
-	stack := make([]int32, 0, 64)
-	for seed := 0; seed < nt; seed++ {
+	for seed := range comp {
 		if comp[seed] >= 0 {
 			continue
 		}
 		comp[seed] = int32(seed)
-		s.compVerts = append(s.compVerts, s.prims[seed][0])
+		if list {
+			s.compVerts = append(s.compVerts, s.prims[seed][0])
+		}
 		stack = append(stack[:0], int32(seed))
 		vol := 0.0
 		// Volume relative to a point of the component keeps it exact for
@@ -177,9 +206,16 @@ func (s *Shape) validateMesh() error {
 			return e
 		}
 	}
+	return nil
+}
 
-	// Angle-weighted vertex normals (Thürmer & Wüthrich).
-	s.vnorm = make([][3]float64, len(s.verts))
+// vertexNormals sets s.vnorm to vn (one entry per vertex) holding the
+// angle-weighted unit vertex normals (Thürmer & Wüthrich) of the vertices
+// used by a triangle, zero for the others, or returns a *ShapeError naming
+// the first used vertex whose faces cancel out.
+func (s *Shape) vertexNormals(vn [][3]float64, used func(int) bool) error {
+	clear(vn)
+	s.vnorm = vn
 	for i, p := range s.prims {
 		for k := 0; k < 3; k++ {
 			v := s.verts[p[k]]
@@ -187,15 +223,11 @@ func (s *Shape) validateMesh() error {
 			e2 := sub3(s.verts[p[(k+2)%3]], v)
 			c := dot3(e1, e2) / (len3(e1) * len3(e2))
 			ang := math.Acos(max(-1, min(1, c)))
-			s.vnorm[p[k]] = add3(s.vnorm[p[k]], scale3(s.fnorm[i], ang))
+			vn[p[k]] = add3(vn[p[k]], scale3(s.fnorm[i], ang))
 		}
 	}
-	used := make([]bool, len(s.verts))
-	for _, p := range s.prims {
-		used[p[0]], used[p[1]], used[p[2]] = true, true, true
-	}
-	for i, n := range s.vnorm {
-		if !used[i] {
+	for i, n := range vn {
+		if !used(i) {
 			continue
 		}
 		l := len3(n)
@@ -204,7 +236,7 @@ func (s *Shape) validateMesh() error {
 			e.Vertex = i
 			return e
 		}
-		s.vnorm[i] = scale3(n, 1/l)
+		vn[i] = scale3(n, 1/l)
 	}
 	return nil
 }

@@ -130,8 +130,9 @@ type Shape struct {
 	edgeUp     [][]AABB            // the hierarchy over edgeBlocks (edgeBox)
 	edgeAngles []float64           // their bends, sharpest first (SharpEdges)
 	loops      int
-	mom        moments // about momentRef, for MassProps
-	compVerts  []int32 // a vertex of each connected component (each loop of a polygon), for Overlap
+	mom        moments        // about momentRef, for MassProps
+	compVerts  []int32        // a vertex of each connected component (each loop of a polygon), for Overlap
+	def        *deformBuffers // memory kept for DeformInto (nil unless filled by it)
 }
 
 // dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)
@@ -342,6 +343,29 @@ func (s *Shape) computeBounds() {
 // finish computes the derived data shared by both kinds of shape: radius,
 // average primitive size, tolerances and the BVH.
 func (s *Shape) finish() {
+	s.finishCommon()
+	// The outside grid reads only the vertices, primitives, box and DOP,
+	// which nothing below changes: it is built beside the BVH, the edges
+	// and the exits (a third of a mesh's construction each way), and is
+	// the same grid whichever finishes first.
+	grid := make(chan *outsideGrid, 1)
+	go func() { grid <- buildOutsideGrid(s) }()
+	s.buildBVH()
+	s.buildEdgesInto(new(edgeBuffers))
+	s.exit = make([]float64, len(s.verts))
+	s.computeExits()
+	s.grid = <-grid
+	s.vorder = blockOrder(s.verts)
+	s.blockBoxes()
+	s.vgroups = runBoxesInto(nil, s.verts, s.vorder, groupVertices)
+	s.vleaves = runBoxesInto(nil, s.verts, s.vorder, vertexLeaf)
+	s.mom = s.moments()
+}
+
+// finishCommon computes the radius, bounding sphere, average primitive
+// size, tolerances, padded hull and DOP of s's vertices.
+func (s *Shape) finishCommon() {
+	s.radius = 0
 	for _, v := range s.verts {
 		s.radius = max(s.radius, len3(v))
 	}
@@ -373,28 +397,25 @@ func (s *Shape) finish() {
 			s.dop[k][0], s.dop[k][1] = min(s.dop[k][0], p), max(s.dop[k][1], p)
 		}
 	}
-	// The outside grid reads only the vertices, primitives, box and DOP,
-	// which nothing below changes: it is built beside the BVH, the edges
-	// and the exits (a third of a mesh's construction each way), and is
-	// the same grid whichever finishes first.
-	grid := make(chan *outsideGrid, 1)
-	go func() { grid <- buildOutsideGrid(s) }()
-	s.buildBVH()
-	s.buildEdges()
-	s.exit = make([]float64, len(s.verts))
+}
+
+// computeExits fills s.exit (one entry per vertex, allocated by the
+// caller) with where each used vertex's inward ray leaves the shape
+// (ownExit), and s.thick with the least of them.
+func (s *Shape) computeExits() {
+	s.thick = math.Inf(1)
 	for v := range s.exit {
+		s.exit[v] = 0
 		if s.vnorm[v] != ([3]float64{}) {
 			s.exit[v] = s.ownExit(int32(v))
+			s.thick = min(s.thick, s.exit[v])
 		}
 	}
-	s.thick = math.Inf(1)
-	for v, e := range s.exit {
-		if s.vnorm[v] != ([3]float64{}) && e < s.thick {
-			s.thick = e
-		}
-	}
-	s.grid = <-grid
-	s.vorder = blockOrder(s.verts)
+}
+
+// blockBoxes appends to s.vblocks and s.vballs the box and ball of each
+// vertex block of s.vorder.
+func (s *Shape) blockBoxes() {
 	for lo := 0; lo < len(s.verts); lo += VertexBlock {
 		blk := s.BlockVertices(lo / VertexBlock)
 		b := blockBox(s.verts, blk)
@@ -406,15 +427,11 @@ func (s *Shape) finish() {
 		}
 		s.vballs = append(s.vballs, [4]float64{c[0], c[1], c[2], r * (1 + 1e-12)})
 	}
-	s.vgroups = runBoxes(s.verts, s.vorder, groupVertices)
-	s.vleaves = runBoxes(s.verts, s.vorder, vertexLeaf)
-	s.mom = s.moments()
 }
 
-// runBoxes returns the boxes of the runs of n consecutive entries of
-// order (the last one possibly shorter).
-func runBoxes(verts [][3]float64, order []int32, n int) []AABB {
-	boxes := make([]AABB, 0, (len(order)+n-1)/n)
+// runBoxesInto appends to boxes the boxes of the runs of n consecutive
+// entries of order (the last one possibly shorter).
+func runBoxesInto(boxes []AABB, verts [][3]float64, order []int32, n int) []AABB {
 	for lo := 0; lo < len(order); lo += n {
 		boxes = append(boxes, blockBox(verts, order[lo:min(lo+n, len(order))]))
 	}
@@ -508,37 +525,45 @@ func blockBox(verts [][3]float64, blk []int32) AABB {
 // leaf is a node of the split. Within a leaf the indices are increasing.
 // Ties are broken by index, so the order depends only on the vertices.
 func spatialOrder(verts [][3]float64) []int32 {
-	order := identity(len(verts))
-	var split func(idx []int32)
-	split = func(idx []int32) {
-		if len(idx) <= vertexLeaf {
-			slices.Sort(idx)
-			return
-		}
-		unit := vertexLeaf
-		for _, u := range [...]int{VertexBlock, groupVertices} {
-			if len(idx) > u {
-				unit = u
-			}
-		}
-		b := blockBox(verts, idx)
-		axis := 0
-		for k := 1; k < 3; k++ {
-			if b.Max[k]-b.Min[k] > b.Max[axis]-b.Min[axis] {
-				axis = k
-			}
-		}
-		slices.SortFunc(idx, func(a, b int32) int {
-			if c := cmp.Compare(verts[a][axis], verts[b][axis]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-		units := (len(idx) + unit - 1) / unit
-		mid := (units + 1) / 2 * unit
-		split(idx[:mid])
-		split(idx[mid:])
+	return spatialOrderInto(make([]int32, len(verts)), verts)
+}
+
+// spatialOrderInto is spatialOrder into order (len(verts) entries).
+func spatialOrderInto(order []int32, verts [][3]float64) []int32 {
+	for i := range order {
+		order[i] = int32(i)
 	}
-	split(order)
+	splitSpatial(verts, order)
 	return order
+}
+
+// splitSpatial orders idx as spatialOrder does.
+func splitSpatial(verts [][3]float64, idx []int32) {
+	if len(idx) <= vertexLeaf {
+		slices.Sort(idx)
+		return
+	}
+	unit := vertexLeaf
+	for _, u := range [...]int{VertexBlock, groupVertices} {
+		if len(idx) > u {
+			unit = u
+		}
+	}
+	b := blockBox(verts, idx)
+	axis := 0
+	for k := 1; k < 3; k++ {
+		if b.Max[k]-b.Min[k] > b.Max[axis]-b.Min[axis] {
+			axis = k
+		}
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(verts[a][axis], verts[b][axis]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	units := (len(idx) + unit - 1) / unit
+	mid := (units + 1) / 2 * unit
+	splitSpatial(verts, idx[:mid])
+	splitSpatial(verts, idx[mid:])
 }

@@ -1,0 +1,236 @@
+package narrow
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+)
+
+// Deform returns the mesh s with its vertices moved to vertices (one per
+// vertex of s, in the same order): a deformable object's shape at a new
+// time step. The triangles, their adjacency, the vertex blocks and the
+// hierarchy's topology are s's; the hierarchy's boxes are refitted to the
+// new positions rather than rebuilt, as Li & Yamaguchi's pipeline for
+// deformable objects updates its acceleration structure every time step
+// (ray-traced CD for deformable objects, §3 and §3.1), and the normals,
+// convex edges, exit distances, bounds and mass properties are computed
+// anew. A refitted hierarchy finds exactly what a rebuilt one does (every
+// query is exact whatever the boxes); it only grows slower to traverse as
+// the shape strays far from s. The outside distance grid is not built
+// (it costs more than the rest): culling by it is skipped, with the same
+// results.
+//
+// s is not changed, and the new shape shares s's topology (read-only), so
+// s stays valid for the pairs and backends that use it. Register the new
+// shape like any other (a backend starts its pairs afresh with it: their
+// iterative state is for the old shape).
+//
+// Bad input is a *ShapeError: a polygon (ErrDimension; rebuild it with
+// NewPolygon), a count other than s.NumVertices() (ErrIndexRange), a NaN or
+// infinite coordinate (ErrNonFinite, Vertex), a triangle squashed to zero
+// area (ErrDegenerate, Prim), a vertex whose faces cancel out
+// (ErrDegenerate, Vertex) or a part of the surface turned inside out
+// (ErrWinding, Prim). A deformation that makes the surface cross itself
+// is not detected.
+func (s *Shape) Deform(vertices []mgl64.Vec3) (*Shape, error) {
+	d := new(Shape)
+	if err := s.DeformInto(d, vertices); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// DeformInto is Deform writing the new shape into dst, reusing dst's
+// memory: an engine that deforms a mesh every step alternates two shapes
+// (the one its pairs use and the next), and once both have been filled a
+// step allocates nothing. dst must not be s, nor in use by anything (a
+// backend it is registered with, another goroutine): its old contents are
+// overwritten. On error (dst == s is ErrBadParams) dst holds no usable
+// shape until a later call succeeds.
+func (s *Shape) DeformInto(dst *Shape, vertices []mgl64.Vec3) error {
+	if dst == s {
+		return newShapeError(ErrBadParams, "Deform cannot write a shape onto itself")
+	}
+	if err := s.checkDeform(vertices); err != nil {
+		dst.reset()
+		return err
+	}
+	if err := dst.deformFrom(s, vertices); err != nil {
+		dst.reset()
+		return err
+	}
+	return nil
+}
+
+func (s *Shape) checkDeform(vertices []mgl64.Vec3) error {
+	switch {
+	case s.dim != Dim3:
+		return newShapeError(ErrDimension, "Deform takes triangle meshes; build a changed polygon with NewPolygon")
+	case len(vertices) != len(s.verts):
+		return newShapeError(ErrIndexRange, fmt.Sprintf("%d vertices for a shape of %d", len(vertices), len(s.verts)))
+	}
+	for i, v := range vertices {
+		for k := 0; k < 3; k++ {
+			if !finite(v[k]) {
+				e := newShapeError(ErrNonFinite, fmt.Sprintf("coordinate %d is %v", k, v[k]))
+				e.Vertex = i
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// reset leaves dst empty, its buffers kept for the next DeformInto.
+func (s *Shape) reset() {
+	buf := s.def
+	*s = Shape{def: buf}
+	if buf != nil {
+		buf.base = nil
+	}
+}
+
+// deformBuffers is the memory a shape filled by DeformInto keeps for the
+// next call.
+type deformBuffers struct {
+	base   *Shape // the shape the buffers were last filled from
+	verts  [][3]float64
+	vnorm  [][3]float64
+	fnorm  [][3]float64
+	leaf   []primData
+	fat    []fatNode
+	exit   []float64
+	vblk   []AABB
+	vball  [][4]float64
+	vgrp   []AABB
+	vleaf  []AABB
+	comp   []int32
+	stack  []int32
+	edges  edgeBuffers
+	centre [3]float64
+}
+
+// grow returns b resized to n, reusing its array when it is large enough.
+func grow[T any](b []T, n int) []T {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]T, n)
+}
+
+// deformFrom fills s (the receiver, dst of DeformInto) from base with
+// the given vertices, already checked to be finite and as many as base's.
+func (s *Shape) deformFrom(base *Shape, vertices []mgl64.Vec3) error {
+	buf := s.def
+	if buf == nil {
+		buf = new(deformBuffers)
+	}
+	*s = Shape{dim: Dim3, def: buf, prims: base.prims, adj: base.adj, compVerts: base.compVerts,
+		vorder: base.vorder, leafOf: base.leafOf, maxDeep: base.maxDeep, loops: base.loops}
+	buf.base = base
+	buf.verts = grow(buf.verts, len(vertices))
+	for i, v := range vertices {
+		buf.verts[i] = v
+	}
+	s.verts = buf.verts
+	s.computeBounds()
+	buf.fnorm = grow(buf.fnorm, len(s.prims))
+	if err := s.faceNormals(buf.fnorm); err != nil {
+		return err
+	}
+	buf.comp = grow(buf.comp, len(s.prims))
+	if err := s.orient(buf.comp, &buf.stack, false); err != nil {
+		return err
+	}
+	buf.vnorm = grow(buf.vnorm, len(s.verts))
+	if err := s.vertexNormals(buf.vnorm, func(i int) bool { return base.vnorm[i] != [3]float64{} }); err != nil {
+		return err
+	}
+	s.finishDeform(base, buf)
+	return nil
+}
+
+// finishDeform is finish for a deformed shape: the same derived data, with
+// base's hierarchy refitted (refit) and base's vertex order kept.
+func (s *Shape) finishDeform(base *Shape, buf *deformBuffers) {
+	s.finishCommon()
+	s.refit(base, buf)
+	s.edges, s.edgeSeg, s.edgeBlocks, s.edgeUp, s.edgeAngles = nil, nil, nil, nil, nil
+	s.buildEdgesInto(&buf.edges)
+	buf.exit = grow(buf.exit, len(s.verts))
+	s.exit = buf.exit
+	s.computeExits()
+	nb := (len(s.verts) + VertexBlock - 1) / VertexBlock
+	buf.vblk, buf.vball = grow(buf.vblk, nb), grow(buf.vball, nb)
+	s.vblocks, s.vballs = buf.vblk[:0], buf.vball[:0]
+	s.blockBoxes()
+	buf.vgrp = runBoxesInto(buf.vgrp[:0], s.verts, s.vorder, groupVertices)
+	buf.vleaf = runBoxesInto(buf.vleaf[:0], s.verts, s.vorder, vertexLeaf)
+	s.vgroups, s.vleaves = buf.vgrp, buf.vleaf
+	s.mom = s.moments()
+}
+
+// refit gives s base's hierarchy over s's vertices: the primitives in
+// base's leaf order, and every node's boxes recomputed bottom up (a
+// node's children come after it in base.fat), a leaf's as its
+// primitives' box padded as buildBVH pads, an interior node's as the
+// union of its children's (already rounded outwards to float32, so the
+// union holds them exactly).
+func (s *Shape) refit(base *Shape, buf *deformBuffers) {
+	buf.leaf = grow(buf.leaf, len(base.leaf))
+	for i := range base.leaf {
+		buf.leaf[i] = s.makePrim(int(base.leaf[i].id))
+	}
+	s.leaf = buf.leaf
+	if base.fat == nil {
+		s.fat = nil
+		return
+	}
+	buf.fat = grow(buf.fat, len(base.fat))
+	copy(buf.fat, base.fat)
+	s.fat = buf.fat
+	for i := len(s.fat) - 1; i >= 0; i-- {
+		n := &s.fat[i]
+		for k := 0; k < 2; k++ {
+			var lo, hi [3]float64
+			if c := n.count[k]; c > 0 {
+				lo, hi = s.leafBox(n.child[k], c)
+				s.padBox(&lo, &hi)
+			} else {
+				lo, hi = s.fat[n.child[k]].bounds()
+			}
+			for a := 0; a < 3; a++ {
+				n.box[0][a][k] = down32(lo[a])
+				n.box[1][a][k] = up32(hi[a])
+			}
+		}
+	}
+}
+
+// leafBox returns the box of the primitives leaf[first:first+count].
+func (s *Shape) leafBox(first, count int32) (lo, hi [3]float64) {
+	lo = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi = [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range s.leaf[first : first+count] {
+		for _, v := range [3]int32{p.a, p.b, p.c} {
+			if v < 0 {
+				continue
+			}
+			q := &s.verts[v]
+			for a := 0; a < 3; a++ {
+				lo[a], hi[a] = min(lo[a], q[a]), max(hi[a], q[a])
+			}
+		}
+	}
+	return lo, hi
+}
+
+// bounds returns the box holding both of a fat node's children's boxes.
+func (n *fatNode) bounds() (lo, hi [3]float64) {
+	for a := 0; a < 3; a++ {
+		lo[a] = float64(min(n.box[0][a][0], n.box[0][a][1]))
+		hi[a] = float64(max(n.box[1][a][0], n.box[1][a][1]))
+	}
+	return lo, hi
+}
