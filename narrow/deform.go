@@ -234,3 +234,25 @@ func (n *fatNode) bounds() (lo, hi [3]float64) {
 	}
 	return lo, hi
 }
+
+// SameTopology reports whether s and o have the same primitives (vertex
+// indices, in the same order) over the same number of vertices: whether
+// one is the other deformed (Deform), so that vertex i of one is vertex i
+// of the other, moved.
+func (s *Shape) SameTopology(o *Shape) bool {
+	if s == o {
+		return true
+	}
+	if s == nil || o == nil || s.dim != o.dim || len(s.verts) != len(o.verts) || len(s.prims) != len(o.prims) {
+		return false
+	}
+	if len(s.prims) > 0 && &s.prims[0] == &o.prims[0] {
+		return true
+	}
+	for i := range s.prims {
+		if s.prims[i] != o.prims[i] {
+			return false
+		}
+	}
+	return true
+}

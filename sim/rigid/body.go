@@ -110,6 +110,9 @@ type Body struct {
 
 	aabb  narrow.AABB // world bounds grown by the margin, for the broad phase
 	reach float64     // farthest distance of the shape's points from the centre of mass (at most)
+
+	dvel  []mgl64.Vec3 // velocities of the shape's vertices from its last deformation (local; setDeformation)
+	dstep int          // 1 + the step dvel applies to (0: none)
 }
 
 // Name returns the body's name from its BodyDef.
@@ -221,32 +224,47 @@ func (d *BodyDef) build() (Body, error) {
 		if !finite(d.Density) || !(d.Density > 0) {
 			return b, fmt.Errorf("%w: %v (want a finite positive number)", ErrBadDensity, d.Density)
 		}
-		mp, err := d.Shape.MassProps(d.Density)
-		if err != nil {
-			return b, fmt.Errorf("%w: %w", ErrBadMass, err)
+		if err := b.setMass(d.Shape, d.Density); err != nil {
+			return b, err
 		}
-		var in mat3
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				in[3*i+j] = mp.Inertia.At(i, j)
-			}
-		}
-		inv, ok := invertSym(&in)
-		if !ok || !(mp.Mass > 0) || math.IsInf(1/mp.Mass, 0) {
-			return b, fmt.Errorf("%w: mass %v, inertia %v", ErrBadMass, mp.Mass, in)
-		}
-		for i := 0; i < 3; i++ {
-			if !(inv[4*i] > 0) {
-				return b, fmt.Errorf("%w: inertia %v is not positive definite", ErrBadMass, in)
-			}
-		}
-		b.mass, b.invMass = mp.Mass, 1/mp.Mass
-		b.inertia, b.invInertia = in, inv
-		b.localCOM = mp.Centroid
 		b.v, b.w = d.LinearVelocity, d.AngularVelocity
 	}
-	cx, cy, cz, r := d.Shape.BoundingSphere()
-	b.reach = r + mgl64.Vec3{cx, cy, cz}.Sub(b.localCOM).Len()
+	b.setReach()
 	b.setPose(pose)
 	return b, nil
+}
+
+// setMass gives a dynamic body the mass, centre of mass and inertia of
+// shape at density; on error the body is unchanged.
+func (b *Body) setMass(shape *narrow.Shape, density float64) error {
+	mp, err := shape.MassProps(density)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadMass, err)
+	}
+	var in mat3
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			in[3*i+j] = mp.Inertia.At(i, j)
+		}
+	}
+	inv, ok := invertSym(&in)
+	if !ok || !(mp.Mass > 0) || math.IsInf(1/mp.Mass, 0) {
+		return fmt.Errorf("%w: mass %v, inertia %v", ErrBadMass, mp.Mass, in)
+	}
+	for i := 0; i < 3; i++ {
+		if !(inv[4*i] > 0) {
+			return fmt.Errorf("%w: inertia %v is not positive definite", ErrBadMass, in)
+		}
+	}
+	b.mass, b.invMass = mp.Mass, 1/mp.Mass
+	b.inertia, b.invInertia = in, inv
+	b.localCOM = mp.Centroid
+	return nil
+}
+
+// setReach sets how far the body's shape reaches from its centre of mass
+// (at most).
+func (b *Body) setReach() {
+	cx, cy, cz, r := b.shape.BoundingSphere()
+	b.reach = r + mgl64.Vec3{cx, cy, cz}.Sub(b.localCOM).Len()
 }

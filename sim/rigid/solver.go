@@ -38,6 +38,7 @@ type contact struct {
 	ia, ib [3]v3
 
 	mu     float64    // combined friction
+	u      [3]float64 // velocity of A's surface relative to B's from their deformations, along the directions
 	m      [3]float64 // effective masses along the directions
 	bounce float64    // normal velocity target from restitution
 	bias   float64    // pseudo-velocity target of position correction
@@ -219,9 +220,24 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 				continue
 			}
 			n := m.Normal.Mul(1 / nl)
-			var t1, t2 mgl64.Vec3 // the tangents, once a point is kept
+			var t1, t2 mgl64.Vec3 // the tangents, once a point is met
+			counted := false      // the manifold counted in the stats, once a point is kept
 			for k := range m.Points {
 				pt := &m.Points[k]
+				if t1 == (mgl64.Vec3{}) {
+					t1, t2 = tangents(n)
+				}
+				var u [3]float64
+				if da, db := a.dstep == w.steps+1, b.dstep == w.steps+1; da || db {
+					var su mgl64.Vec3
+					if da {
+						su = a.surfaceVelocity(pt, narrow.SideA)
+					}
+					if db {
+						su = su.Sub(b.surfaceVelocity(pt, narrow.SideB))
+					}
+					u = [3]float64{n.Dot(su), t1.Dot(su), t2.Dot(su)}
+				}
 				var depth float64
 				if pt.Depth >= 0 {
 					depth = max(0, pt.Depth*pt.NormalA().Dot(n))
@@ -234,14 +250,14 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 					}
 					p := pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth))
 					ra, rb := p.Sub(a.com), p.Sub(b.com)
-					vn := n.Dot(a.v.Add(a.w.Cross(ra)).Sub(b.v.Add(b.w.Cross(rb))))
+					vn := n.Dot(a.v.Add(a.w.Cross(ra)).Sub(b.v.Add(b.w.Cross(rb)))) + u[0]
 					if -depth+vn*dt > w.cfg.SpeculativeMargin {
 						continue // cannot close within the step
 					}
 					st.SpeculativePoints++
 				}
-				if t1 == (mgl64.Vec3{}) {
-					t1, t2 = tangents(n)
+				if !counted {
+					counted = true
 					st.Manifolds++
 				}
 				w.contacts = append(w.contacts, contact{
@@ -250,7 +266,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 					// P + Depth·Dir on its surface: act at the midpoint.
 					p:     pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth)),
 					d:     [3]v3{vec(n), vec(t1), vec(t2)},
-					depth: depth, mu: mu,
+					depth: depth, mu: mu, u: u,
 				})
 			}
 		}
@@ -281,7 +297,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 				c.m[k] = 1 / kk
 			}
 		}
-		vn := c.d[0].dot(vec(a.v).sub(vec(b.v))) + vec(a.w).dot(c.ra[0]) - vec(b.w).dot(c.rb[0])
+		vn := c.d[0].dot(vec(a.v).sub(vec(b.v))) + vec(a.w).dot(c.ra[0]) - vec(b.w).dot(c.rb[0]) + c.u[0]
 		switch {
 		case c.depth < 0:
 			// Speculative: the gap may close, not more (no bounce, no
@@ -342,8 +358,8 @@ func (w *World) solve() {
 			// Friction: both tangents at once, the accumulated impulse
 			// clamped to the disc of radius μ·λn (a round cone, so the
 			// sliding threshold does not depend on the tangents' axes).
-			n1 := c.lt1 - c.m[1]*(c.d[1].dot(dv)+aw.dot(c.ra[1])-bw.dot(c.rb[1]))
-			n2 := c.lt2 - c.m[2]*(c.d[2].dot(dv)+aw.dot(c.ra[2])-bw.dot(c.rb[2]))
+			n1 := c.lt1 - c.m[1]*(c.d[1].dot(dv)+aw.dot(c.ra[1])-bw.dot(c.rb[1])+c.u[1])
+			n2 := c.lt2 - c.m[2]*(c.d[2].dot(dv)+aw.dot(c.ra[2])-bw.dot(c.rb[2])+c.u[2])
 			lim := c.mu * c.ln
 			if l2 := n1*n1 + n2*n2; l2 > lim*lim {
 				s := 0.0
@@ -361,7 +377,7 @@ func (w *World) solve() {
 			bw = bw.madd(c.ib[1], -d1).madd(c.ib[2], -d2)
 
 			// Normal: non-penetration with the restitution target.
-			vn := c.d[0].dot(av.sub(bv)) + aw.dot(c.ra[0]) - bw.dot(c.rb[0])
+			vn := c.d[0].dot(av.sub(bv)) + aw.dot(c.ra[0]) - bw.dot(c.rb[0]) + c.u[0]
 			nl := math.Max(c.ln+c.m[0]*(c.bounce-vn), 0)
 			d := nl - c.ln
 			c.ln = nl

@@ -308,6 +308,90 @@ func (w *World) SetPose(id BodyID, p narrow.Pose) error {
 	return nil
 }
 
+// SetShape gives body id a new shape, such as the next step's shape of a
+// deforming mesh (narrow.Shape.Deform, DeformInto), and wakes it with the
+// sleeping bodies its new box (AABB) overlaps. The pose stays: the new
+// shape's local origin is placed where the old one's was. A dynamic body
+// keeps its mass, velocities and angular velocity; its centre of mass
+// and inertia become the new shape's (at the density that gives the same
+// mass), so a body whose shape changes shape turns as it then should. A
+// kinematic body's velocity stays that of its new shape's centroid.
+//
+// The narrow phase meets the new shape afresh: the pairs of the body
+// take standard steps (their iterative state was for the old shape). The
+// old shape is released from the narrow phase (adapter.Batch.Release)
+// when no other body uses it, so a deforming body can alternate two
+// shapes with DeformInto: the one it had before its last SetShape is
+// free to refill. RestoreState gives back the shape pointers that were
+// saved, not their contents: a world rolled back across deformations
+// needs those shapes kept unchanged (Deform, not DeformInto).
+//
+// Bad input is a *BodyError wrapping ErrNilShape, ErrNotMesh, ErrBadMass
+// (a dynamic body's new shape has no positive volume), ErrUnknownBody,
+// ErrRemovedBody or ErrClosed, or the narrow phase's error registering the
+// shape; the body is then unchanged.
+func (w *World) SetShape(id BodyID, s *narrow.Shape) error {
+	b, err := w.body(id)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error { return &BodyError{Body: id, Name: b.name, Err: err} }
+	switch {
+	case w.closed:
+		return fail(ErrClosed)
+	case s == nil:
+		return fail(ErrNilShape)
+	case s.Dim() != narrow.Dim3:
+		return fail(ErrNotMesh)
+	case s == b.shape:
+		return nil
+	}
+	nb := *b
+	nb.shape = s
+	switch {
+	case b.kinematic:
+		mp, err := s.MassProps(1)
+		if err != nil {
+			return fail(fmt.Errorf("%w: %w", ErrBadMass, err))
+		}
+		nb.localCOM = mp.Centroid
+	case !b.static:
+		vol, err := s.MassProps(1)
+		if err != nil || !(vol.Mass > 0) {
+			return fail(fmt.Errorf("%w: volume %v (%v)", ErrBadMass, vol.Mass, err))
+		}
+		if err := nb.setMass(s, b.mass/vol.Mass); err != nil {
+			return fail(err)
+		}
+		nb.mass, nb.invMass = b.mass, b.invMass // not rounded through the density
+	}
+	if _, err := w.batch.Register(s); err != nil {
+		return fail(err)
+	}
+	old := b.shape
+	nb.setDeformation(old, s, w.cfg.Dt, w.steps)
+	nb.setReach()
+	nb.setPose(nb.pose)
+	nb.moved = true
+	*b = nb
+	w.computeAABB(b)
+	for i := range w.bodies {
+		if o := &w.bodies[i]; o.sleeping && !o.aabb.Intersect(b.aabb).Empty() {
+			w.Wake(BodyID(i))
+		}
+	}
+	w.Wake(id)
+	for i := range w.bodies {
+		if o := &w.bodies[i]; !o.removed && o.shape == old {
+			return nil
+		}
+	}
+	if err := w.batch.Release(old); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
 // SetVelocity sets body id's linear velocity (of its centre of mass) and
 // angular velocity (rad/s, world axes) and wakes it. This is how a
 // kinematic body is driven.
