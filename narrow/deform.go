@@ -14,8 +14,8 @@ import (
 // new positions rather than rebuilt, as Li & Yamaguchi's pipeline for
 // deformable objects updates its acceleration structure every time step
 // (ray-traced CD for deformable objects, §3 and §3.1), and the normals,
-// convex edges, exit distances, bounds and mass properties are computed
-// anew. A refitted hierarchy finds exactly what a rebuilt one does (every
+// convex edges, bounds and mass properties are computed anew (the exit
+// distances of the vertices when a query first needs each). A refitted hierarchy finds exactly what a rebuilt one does (every
 // query is exact whatever the boxes); it only grows slower to traverse as
 // the shape strays far from s. The outside distance grid is not built
 // (it costs more than the rest): culling by it is skipped, with the same
@@ -100,7 +100,7 @@ type deformBuffers struct {
 	fnorm  [][3]float64
 	leaf   []primData
 	fat    []fatNode
-	exit   []float64
+	exit   []uint64
 	vblk   []AABB
 	vball  [][4]float64
 	vgrp   []AABB
@@ -154,13 +154,16 @@ func (s *Shape) deformFrom(base *Shape, vertices []mgl64.Vec3) error {
 // finishDeform is finish for a deformed shape: the same derived data, with
 // base's hierarchy refitted (refit) and base's vertex order kept.
 func (s *Shape) finishDeform(base *Shape, buf *deformBuffers) {
-	s.finishCommon()
+	s.finishCommon(deformSphereSteps)
 	s.refit(base, buf)
 	s.edges, s.edgeSeg, s.edgeBlocks, s.edgeUp, s.edgeAngles = nil, nil, nil, nil, nil
-	s.buildEdgesInto(&buf.edges)
+	s.deformEdges(base, &buf.edges)
+	// The exits (a ray cast per vertex, a third of the rest) are found
+	// when a query first needs them (exitOf): most vertices of a large
+	// deforming shape are never near another body.
 	buf.exit = grow(buf.exit, len(s.verts))
+	clear(buf.exit)
 	s.exit = buf.exit
-	s.computeExits()
 	nb := (len(s.verts) + VertexBlock - 1) / VertexBlock
 	buf.vblk, buf.vball = grow(buf.vblk, nb), grow(buf.vball, nb)
 	s.vblocks, s.vballs = buf.vblk[:0], buf.vball[:0]

@@ -1,11 +1,13 @@
 package narrow
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -57,6 +59,10 @@ func TestDeformMatchesNewMesh(t *testing.T) {
 			if err != nil {
 				t.Fatalf("round %d: NewMesh: %v", round, err)
 			}
+			if x := got.exit[0]; x != 0 && got.vnorm[0] != ([3]float64{}) {
+				t.Fatal("a deformed shape computed an exit before a query needed it")
+			}
+			got.Thickness() // every exit
 			for _, f := range []struct {
 				name      string
 				got, want any
@@ -66,15 +72,10 @@ func TestDeformMatchesNewMesh(t *testing.T) {
 				{"vnorm", got.vnorm, want.vnorm},
 				{"bounds", got.bounds, want.bounds},
 				{"hull", [2][3]float64{got.hullMin, got.hullMax}, [2][3]float64{want.hullMin, want.hullMax}},
-				{"sphere", [4]float64{got.centre[0], got.centre[1], got.centre[2], got.cradius}, [4]float64{want.centre[0], want.centre[1], want.centre[2], want.cradius}},
 				{"scale", [6]float64{got.radius, got.avgSize, got.scale, got.areaTol, got.size, got.tEps}, [6]float64{want.radius, want.avgSize, want.scale, want.areaTol, want.size, want.tEps}},
 				{"dop", got.dop, want.dop},
 				{"exit", got.exit, want.exit},
-				{"thick", got.thick, want.thick},
-				{"edges", got.edges, want.edges},
-				{"edgeSeg", got.edgeSeg, want.edgeSeg},
-				{"edgeBlocks", got.edgeBlocks, want.edgeBlocks},
-				{"edgeUp", got.edgeUp, want.edgeUp},
+				{"thick", got.Thickness(), want.Thickness()},
 				{"edgeAngles", got.edgeAngles, want.edgeAngles},
 				{"mass", got.mom, want.mom},
 				{"components", got.compVerts, want.compVerts},
@@ -83,12 +84,70 @@ func TestDeformMatchesNewMesh(t *testing.T) {
 					t.Errorf("%d vertices, round %d: %s differs from NewMesh's", base.NumVertices(), round, f.name)
 				}
 			}
+			checkDeformedEdges(t, got, want)
+			// The bounding sphere (fewer steps than NewMesh's) holds
+			// every vertex, and is at most 5 % larger.
+			for _, v := range got.verts {
+				if len3(sub3(v, got.centre)) > got.cradius {
+					t.Fatalf("round %d: vertex %v outside the bounding sphere", round, v)
+				}
+			}
+			if got.cradius > 1.05*want.cradius {
+				t.Errorf("round %d: bounding sphere of radius %v, NewMesh's %v", round, got.cradius, want.cradius)
+			}
 			if got.grid != nil {
 				t.Errorf("round %d: a deformed shape has an outside grid", round)
 			}
 			checkRefit(t, got)
 			checkDeformQueries(t, rng, got)
 		}
+	}
+}
+
+// checkDeformedEdges checks that a deformed shape lists the convex edges
+// a rebuilt one does (in another order: the base's), with their segments,
+// and that its blocks and their hierarchy hold them.
+func checkDeformedEdges(t *testing.T, got, want *Shape) {
+	t.Helper()
+	sorted := func(es []Edge) []Edge {
+		es = slices.Clone(es)
+		slices.SortFunc(es, func(a, b Edge) int {
+			return cmp.Or(cmp.Compare(a.V[0], b.V[0]), cmp.Compare(a.V[1], b.V[1]))
+		})
+		return es
+	}
+	if !reflect.DeepEqual(sorted(got.edges), sorted(want.edges)) {
+		t.Fatalf("%d convex edges, NewMesh finds %d (or others)", len(got.edges), len(want.edges))
+	}
+	for i, e := range got.edges {
+		if got.edgeSeg[i] != [2][3]float64{got.verts[e.V[0]], got.verts[e.V[1]]} {
+			t.Fatalf("edge %d: segment %v is not its vertices'", i, got.edgeSeg[i])
+		}
+	}
+	for bi, blk := range got.edgeBlocks {
+		sharp := 0.0
+		for i := bi * edgeBlock; i < min((bi+1)*edgeBlock, len(got.edges)); i++ {
+			sharp = max(sharp, got.edges[i].Angle)
+			for _, p := range got.edgeSeg[i] {
+				if !blk.box.Contains(p) || len3(sub3(p, blk.centre)) > blk.radius {
+					t.Fatalf("edge block %d does not hold edge %d", bi, i)
+				}
+			}
+		}
+		if sharp != blk.sharp {
+			t.Fatalf("edge block %d: sharpest bend %v, its edges' %v", bi, blk.sharp, sharp)
+		}
+	}
+	for l := 1; l < len(got.edgeUp)+1; l++ {
+		for i := range got.edgeLevelSize(l - 1) {
+			c, p := got.edgeBox(l-1, i), got.edgeBox(l, i/edgeFan)
+			if !p.Contains(c.Min) || !p.Contains(c.Max) {
+				t.Fatalf("level %d box %d not inside its parent", l-1, i)
+			}
+		}
+	}
+	if got.edgeLevelSize(len(got.edgeUp)) > edgeFan {
+		t.Fatalf("top level of %d boxes", got.edgeLevelSize(len(got.edgeUp)))
 	}
 }
 
@@ -187,6 +246,7 @@ func TestDeformStretched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	again.Thickness()
 	if !reflect.DeepEqual(again.exit, base.exit) || !reflect.DeepEqual(again.fat, base.fat) {
 		t.Error("deformed back: exits or hierarchy differ from the original's")
 	}
@@ -231,6 +291,8 @@ func TestDeformIntoAllocates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.Thickness()
+	want.Thickness()
 	if !reflect.DeepEqual(a.exit, want.exit) || !reflect.DeepEqual(a.fat, want.fat) || !reflect.DeepEqual(a.edgeSeg, want.edgeSeg) {
 		t.Error("target refilled after a failed call differs from a fresh Deform")
 	}
@@ -299,7 +361,15 @@ func TestDeformBadInput(t *testing.T) {
 // does), and the refit alone (the hierarchy's primitives and boxes, the
 // paper's "updating data structure").
 func BenchmarkDeform(b *testing.B) {
-	for _, base := range testMeshes(b, "bunny", "torus") {
+	heights := make([][]float64, 41)
+	for i := range heights {
+		heights[i] = make([]float64, 41)
+	}
+	pool, err := NewHeightfield(heights, 0.5, 0.5, -3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, base := range append(testMeshes(b, "bunny", "torus"), pool) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		frames := [][]mgl64.Vec3{wobble(base, rng, 0.02), wobble(base, rng, 0.02)}
 		tris := make([][3]int, base.NumPrims())

@@ -84,47 +84,70 @@ type edgeBuffers struct {
 	angles       []float64
 	blocks       []edgeBlockData
 	up           [][]AABB
+	// Deformed shapes: every edge between two triangles (triangle and
+	// slot, from the lower-numbered triangle), in the spatial order of the
+	// shape deformed (candOf).
+	cand   []edgeSlot
+	candOf *Shape
+}
+
+// edgeSlot names edge k of triangle tri (see Adjacent).
+type edgeSlot struct {
+	tri  int32
+	slot int32
+}
+
+// convexEdge returns edge k of triangle i as a convex edge (see Edge),
+// or false if it is not one: its neighbour lies in front of the
+// triangle's plane, or bends it by no more than minEdgeAngle.
+func (s *Shape) convexEdge(i int32, k int) (Edge, bool) {
+	p, o := s.prims[i], s.adj[i][k]
+	if o < 0 {
+		return Edge{}, false
+	}
+	// Edge k of a triangle (a,b,c) is c-a, a-b, b-c (Adjacent).
+	ends := [3][2]int32{{p[2], p[0]}, {p[0], p[1]}, {p[1], p[2]}}[k]
+	n0, n1 := s.fnorm[i], s.fnorm[o]
+	if n0 == ([3]float64{}) || n1 == ([3]float64{}) {
+		return Edge{}, false // a degenerate face has no normal to bend
+	}
+	// Convex when the neighbour's far vertex lies behind this face's
+	// plane.
+	q := s.prims[o]
+	far := q[0]
+	for _, v := range q {
+		if v != ends[0] && v != ends[1] {
+			far = v
+		}
+	}
+	if dot3(sub3(s.verts[far], s.verts[ends[0]]), n0) >= 0 {
+		return Edge{}, false
+	}
+	ang := math.Acos(max(-1, min(1, dot3(n0, n1))))
+	if ang <= minEdgeAngle {
+		return Edge{}, false
+	}
+	if ends[0] > ends[1] {
+		ends[0], ends[1] = ends[1], ends[0]
+	}
+	return Edge{V: ends, Faces: [2]int32{i, o}, Angle: ang}, true
 }
 
 // buildEdgesInto lists the convex edges of a triangle mesh (see Edge) in
-// memory from b.
+// memory from b, in the spatial order of their midpoints.
 func (s *Shape) buildEdgesInto(b *edgeBuffers) {
 	if s.dim != Dim3 {
 		return
 	}
 	found := b.found[:0]
-	for i, p := range s.prims {
-		// Edge k of a triangle (a,b,c) is c-a, a-b, b-c (Adjacent).
-		ends := [3][2]int32{{p[2], p[0]}, {p[0], p[1]}, {p[1], p[2]}}
+	for i := range s.prims {
 		for k, o := range s.adj[i] {
 			if o < int32(i) {
 				continue // listed from the other side, or no neighbour
 			}
-			n0, n1 := s.fnorm[i], s.fnorm[o]
-			if n0 == ([3]float64{}) || n1 == ([3]float64{}) {
-				continue // a degenerate face has no normal to bend
+			if e, ok := s.convexEdge(int32(i), k); ok {
+				found = append(found, e)
 			}
-			// Convex when the neighbour's far vertex lies behind this
-			// face's plane.
-			q := s.prims[o]
-			far := q[0]
-			for _, v := range q {
-				if v != ends[k][0] && v != ends[k][1] {
-					far = v
-				}
-			}
-			if dot3(sub3(s.verts[far], s.verts[ends[k][0]]), n0) >= 0 {
-				continue
-			}
-			ang := math.Acos(max(-1, min(1, dot3(n0, n1))))
-			if ang <= minEdgeAngle {
-				continue
-			}
-			v := ends[k]
-			if v[0] > v[1] {
-				v[0], v[1] = v[1], v[0]
-			}
-			found = append(found, Edge{V: v, Faces: [2]int32{int32(i), o}, Angle: ang})
 		}
 	}
 	b.found = found
@@ -142,6 +165,52 @@ func (s *Shape) buildEdgesInto(b *edgeBuffers) {
 	for i, k := range b.order {
 		b.edges[i] = found[k]
 	}
+	s.setEdges(b)
+}
+
+// deformEdges lists the convex edges of s, base deformed, in memory from
+// b: every edge of base between two triangles, in the spatial order of
+// their midpoints on base (computed once per base), is tested for
+// convexity on s, so that no sort is needed at each deformation; blocks
+// of consecutive edges stay as compact as base's edges were, and their
+// boxes are recomputed.
+func (s *Shape) deformEdges(base *Shape, b *edgeBuffers) {
+	if b.candOf != base {
+		b.cand = b.cand[:0]
+		for i := range base.prims {
+			for k, o := range base.adj[i] {
+				if o > int32(i) {
+					b.cand = append(b.cand, edgeSlot{tri: int32(i), slot: int32(k)})
+				}
+			}
+		}
+		b.mid = grow(b.mid, len(b.cand))
+		for j, c := range b.cand {
+			a, z := cornerOf(base.prims[c.tri], int(c.slot))
+			b.mid[j] = scale3(add3(base.verts[a], base.verts[z]), 0.5)
+		}
+		b.order = spatialOrderInto(grow(b.order, len(b.cand)), b.mid)
+		slots := make([]edgeSlot, len(b.cand)) // once per base
+		for j, k := range b.order {
+			slots[j] = b.cand[k]
+		}
+		b.cand, b.candOf = slots, base
+	}
+	edges := b.edges[:0]
+	for _, c := range b.cand {
+		if e, ok := s.convexEdge(c.tri, int(c.slot)); ok {
+			edges = append(edges, e)
+		}
+	}
+	b.edges = edges
+	if len(edges) > 0 {
+		s.setEdges(b)
+	}
+}
+
+// setEdges makes b.edges (not empty) the shape's convex edges, with their
+// segments, bends, blocks and the hierarchy over the blocks.
+func (s *Shape) setEdges(b *edgeBuffers) {
 	edges := b.edges
 	s.edges = edges
 	b.seg, b.angles = grow(b.seg, len(edges)), grow(b.angles, len(edges))

@@ -217,11 +217,19 @@ func (s *Shape) vertexNormals(vn [][3]float64, used func(int) bool) error {
 	clear(vn)
 	s.vnorm = vn
 	for i, p := range s.prims {
+		// The angle at corner k between e1 = v[k+1] − v[k] = E[k] and
+		// e2 = v[k+2] − v[k] = −E[k+2], from the triangle's three edges
+		// E[j] = v[j+1] − v[j] and their lengths, each computed once:
+		// negation is exact, so this is bit for bit the angle from e1 and
+		// e2 themselves.
+		var e [3][3]float64
+		var l [3]float64
+		for j := 0; j < 3; j++ {
+			e[j] = sub3(s.verts[p[(j+1)%3]], s.verts[p[j]])
+			l[j] = len3(e[j])
+		}
 		for k := 0; k < 3; k++ {
-			v := s.verts[p[k]]
-			e1 := sub3(s.verts[p[(k+1)%3]], v)
-			e2 := sub3(s.verts[p[(k+2)%3]], v)
-			c := dot3(e1, e2) / (len3(e1) * len3(e2))
+			c := -dot3(e[k], e[(k+2)%3]) / (l[k] * l[(k+2)%3])
 			ang := math.Acos(max(-1, min(1, c)))
 			vn[p[k]] = add3(vn[p[k]], scale3(s.fnorm[i], ang))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/go-gl/mathgl/mgl64"
 )
@@ -115,8 +116,8 @@ type Shape struct {
 	vgroups    []AABB              // per group of blockGroup blocks: bounds of its vertices
 	vleaves    []AABB              // per leaf of vertexLeaf vertices (VertexOrder): bounds of its vertices
 	vballs     [][4]float64        // per vertex block: centre x, y, z and radius of a ball holding its vertices
-	exit       []float64           // per vertex: where its inward ray leaves the shape (ownExit)
-	thick      float64             // smallest finite exit distance (Thickness)
+	exit       []uint64            // per vertex: the bits of where its inward ray leaves the shape (ownExit); 0 until known (exitOf)
+	thick      uint64              // the bits of the smallest exit distance (Thickness); 0 until known
 	dop        [dopAxes][2]float64 // extent of the vertices along the diagonal DOP axes
 	tEps       float64             // distance tolerance along rays
 	leaf       []primData          // primitives in BVH leaf order
@@ -254,11 +255,24 @@ func (s *Shape) BoundingSphere() (x, y, z, r float64) {
 func (s *Shape) AvgPrimSize() float64 { return s.avgSize }
 
 // Thickness returns the shortest distance an inward vertex ray travels
-// before it leaves the shape (the smallest precomputed exit distance): a
-// lower estimate of how thin the shape is at its vertices. A body that
-// moves less than the other body's thickness in a step cannot pass
-// through it at a vertex, which is what continuous collision checks use.
-func (s *Shape) Thickness() float64 { return s.thick }
+// before it leaves the shape (the smallest exit distance): a lower
+// estimate of how thin the shape is at its vertices. A body that moves
+// less than the other body's thickness in a step cannot pass through it
+// at a vertex, which is what continuous collision checks use. A deformed
+// shape (Deform) computes it on the first call.
+func (s *Shape) Thickness() float64 {
+	if x := atomic.LoadUint64(&s.thick); x != 0 {
+		return math.Float64frombits(x)
+	}
+	thick := math.Inf(1)
+	for v := range s.exit {
+		if s.vnorm[v] != ([3]float64{}) {
+			thick = min(thick, s.exitOf(int32(v)))
+		}
+	}
+	atomic.StoreUint64(&s.thick, math.Float64bits(thick))
+	return thick
+}
 
 // Size returns half the diagonal of the local bounding box.
 func (s *Shape) Size() float64 { return s.size }
@@ -343,7 +357,7 @@ func (s *Shape) computeBounds() {
 // finish computes the derived data shared by both kinds of shape: radius,
 // average primitive size, tolerances and the BVH.
 func (s *Shape) finish() {
-	s.finishCommon()
+	s.finishCommon(sphereSteps)
 	// The outside grid reads only the vertices, primitives, box and DOP,
 	// which nothing below changes: it is built beside the BVH, the edges
 	// and the exits (a third of a mesh's construction each way), and is
@@ -352,7 +366,7 @@ func (s *Shape) finish() {
 	go func() { grid <- buildOutsideGrid(s) }()
 	s.buildBVH()
 	s.buildEdgesInto(new(edgeBuffers))
-	s.exit = make([]float64, len(s.verts))
+	s.exit = make([]uint64, len(s.verts))
 	s.computeExits()
 	s.grid = <-grid
 	s.vorder = blockOrder(s.verts)
@@ -362,14 +376,15 @@ func (s *Shape) finish() {
 	s.mom = s.moments()
 }
 
-// finishCommon computes the radius, bounding sphere, average primitive
-// size, tolerances, padded hull and DOP of s's vertices.
-func (s *Shape) finishCommon() {
+// finishCommon computes the radius, bounding sphere (improved over
+// steps steps), average primitive size, tolerances, padded hull and DOP
+// of s's vertices.
+func (s *Shape) finishCommon(steps int) {
 	s.radius = 0
 	for _, v := range s.verts {
 		s.radius = max(s.radius, len3(v))
 	}
-	s.centre, s.cradius = boundingSphere(s.verts, s.bounds.Center())
+	s.centre, s.cradius = boundingSphere(s.verts, s.bounds.Center(), steps)
 	total, n := 0.0, 0
 	for _, p := range s.prims {
 		if p[2] < 0 {
@@ -403,14 +418,30 @@ func (s *Shape) finishCommon() {
 // caller) with where each used vertex's inward ray leaves the shape
 // (ownExit), and s.thick with the least of them.
 func (s *Shape) computeExits() {
-	s.thick = math.Inf(1)
+	thick := math.Inf(1)
 	for v := range s.exit {
 		s.exit[v] = 0
 		if s.vnorm[v] != ([3]float64{}) {
-			s.exit[v] = s.ownExit(int32(v))
-			s.thick = min(s.thick, s.exit[v])
+			e := s.ownExit(int32(v))
+			s.exit[v] = math.Float64bits(e)
+			thick = min(thick, e)
 		}
 	}
+	s.thick = math.Float64bits(thick)
+}
+
+// exitOf returns where the inward ray of vertex v (used by a primitive)
+// leaves the shape (ownExit). A shape built by NewMesh or NewPolygon knows
+// every vertex's; a deformed one (Deform) computes each on first use and
+// keeps it: concurrent first uses compute the same value, and the atomic
+// store makes either one's visible.
+func (s *Shape) exitOf(v int32) float64 {
+	if x := atomic.LoadUint64(&s.exit[v]); x != 0 {
+		return math.Float64frombits(x)
+	}
+	e := s.ownExit(v)
+	atomic.StoreUint64(&s.exit[v], math.Float64bits(e))
+	return e
 }
 
 // blockBoxes appends to s.vblocks and s.vballs the box and ball of each
@@ -429,6 +460,14 @@ func (s *Shape) blockBoxes() {
 	}
 }
 
+// sphereSteps is the number of steps of boundingSphere for a new shape,
+// deformSphereSteps for a deformed one, built every time step, whose
+// sphere may be a little larger (each step's sphere holds every point).
+const (
+	sphereSteps       = 256
+	deformSphereSteps = 32
+)
+
 // runBoxesInto appends to boxes the boxes of the runs of n consecutive
 // entries of order (the last one possibly shorter).
 func runBoxesInto(boxes []AABB, verts [][3]float64, order []int32, n int) []AABB {
@@ -441,14 +480,13 @@ func runBoxesInto(boxes []AABB, verts [][3]float64, order []int32, n int) []AABB
 // boundingSphere returns a sphere containing every point of pts: a centre
 // and the largest distance of a point from it. It starts at start (the
 // bounding box's centre) and improves it by Bădoiu and Clarkson's
-// iteration (step i moves the centre 1/(i+1) of the way towards the
+// iteration over the given number of steps (step i moves the centre 1/(i+1) of the way towards the
 // farthest point; after k steps it is within R/√k of the smallest
 // sphere's centre, R that sphere's radius), keeping the best centre seen.
 // Whatever the centre, the radius is measured from it, so the sphere
 // always contains every point; it is padded by a relative 1e-12 so that
 // rounding in the distances cannot make it too small.
-func boundingSphere(pts [][3]float64, start [3]float64) (centre [3]float64, radius float64) {
-	const steps = 256
+func boundingSphere(pts [][3]float64, start [3]float64, steps int) (centre [3]float64, radius float64) {
 	farthest := func(c [3]float64) (int, float64) {
 		best, d2 := 0, -1.0
 		for i := range pts {

@@ -337,7 +337,7 @@ func (d *Direction) setQuery(q *lineQuery, v int32, back float64, trav Traversal
 	d.Ray(v, &q.o, &q.d)
 	q.start(-d.Dst.tEps, back)
 	q.onSurf = true
-	q.fwd.T = max(d.Src.exit[v]+2*d.Src.tEps, d.Reach)
+	q.fwd.T = max(d.Src.exitOf(v)+2*d.Src.tEps, d.Reach)
 	if back > 0 && (!d.Dst.nearBounds(&q.o) || d.Dst.grid.outside(q.o[0], q.o[1], q.o[2])) {
 		// A vertex outside Dst's box, or that Dst's outside grid
 		// places outside, is outside Dst: whatever the ray meets

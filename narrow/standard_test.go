@@ -70,7 +70,7 @@ func TestStandardPredictiveSkipsForward(t *testing.T) {
 							t.Fatalf("vertex %d (%v): contact %v occluded %v bwd %+v; full search: %v %v %+v", v, trav, got.Contact, got.Occluded, got.Bwd, contact, occluded, bwd)
 						}
 						if got.Fwd != fwd {
-							clip := max(a.exit[v]+2*a.tEps, d.Reach)
+							clip := max(a.exitOf(v)+2*a.tEps, d.Reach)
 							switch {
 							case got.Fwd != NoHit:
 								t.Fatalf("vertex %d (%v): forward hit %+v, full search %+v", v, trav, got.Fwd, fwd)

@@ -302,7 +302,7 @@ func (s *Shape) ownExit(v int32) float64 {
 // object before leaving the source object" condition, answered from the
 // exit distance precomputed per vertex.
 func (s *Shape) Occluded(v int32, tHit float64) bool {
-	return s.exit[v] < tHit-s.tEps
+	return s.exitOf(v) < tHit-s.tEps
 }
 
 // TraceQuery answers a standard ray's query (see RayQuery) with the given
