@@ -70,6 +70,39 @@ func (b *Batch) Release(s *narrow.Shape) error {
 	return nil
 }
 
+// Reshape hands the backend s in place of old, a deformation of it (the
+// shape of a deformable body at a new step, narrow.Shape.Deform): under
+// old's ID when the backend is a narrow.Reshaper and s is a deformation of
+// old not registered yet, so that the pairs keep their temporal state
+// (their steps stay iterative while the motion, deformation included,
+// stays under Eq. 2's threshold); otherwise old is released and s
+// registered anew (its pairs start afresh). Call it only when no other
+// body uses old: the backend's old shape becomes s for every pair that
+// names it. It returns s's ID.
+func (b *Batch) Reshape(old, s *narrow.Shape) (narrow.ShapeID, error) {
+	id, ok := b.ids[old]
+	if _, taken := b.ids[s]; ok && !taken && s != old && s.SameTopology(old) {
+		if r, can := b.backend.(narrow.Reshaper); can {
+			if err := r.ReshapeShape(id, s); err != nil {
+				return 0, fmt.Errorf("adapter: reshape shape %d: %w", id, err)
+			}
+			delete(b.ids, old)
+			b.ids[s] = id
+			return id, nil
+		}
+	}
+	nid, err := b.Register(s)
+	if err != nil {
+		return 0, err
+	}
+	if s != old {
+		if err := b.Release(old); err != nil {
+			return 0, err
+		}
+	}
+	return nid, nil
+}
+
 // Prune releases every registered shape for which keep returns false (see
 // Release) and returns how many it released. An engine whose bodies come
 // and go calls it now and then with the shapes its bodies still hold.

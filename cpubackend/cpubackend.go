@@ -74,6 +74,7 @@ type Backend struct {
 	mu     sync.Mutex
 	closed bool
 	shapes []*narrow.Shape
+	travel []float64 // per shape ID: the odometer of its deformations (ReshapeShape, iterative.Rel.Travel)
 	store  iterative.Store
 	remap  map[*narrow.Shape]narrow.ShapeID // RestoreState's: the shapes' current IDs
 
@@ -271,7 +272,31 @@ func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 		return -1, fmt.Errorf("%w: nil shape", narrow.ErrUnknownShape)
 	}
 	b.shapes = append(b.shapes, s)
+	b.travel = append(b.travel, 0)
 	return narrow.ShapeID(len(b.shapes) - 1), nil
+}
+
+// ReshapeShape replaces shape id by s, a deformation of it (see
+// narrow.Reshaper): the pairs that name id keep their temporal state, and
+// Eq. 2 adds how far the vertices moved (the farthest vertex's distance,
+// narrow.Shape.MaxDisplacement, summed over the deformations since a
+// pair's last standard step).
+func (b *Backend) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return narrow.ErrBackendClosed
+	}
+	old := b.Shape(id)
+	switch {
+	case old == nil:
+		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
+	case s == nil || !s.SameTopology(old):
+		return fmt.Errorf("%w: shape %d can only be replaced by a deformation of it (the same triangles over as many vertices)", narrow.ErrBadParams, id)
+	}
+	b.travel[id] += s.MaxDisplacement(old)
+	b.shapes[id] = s
+	return nil
 }
 
 // UnregisterShape releases shape id (see narrow.Backend). Its slot stays

@@ -1,6 +1,8 @@
 package cpubackend_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -107,4 +109,102 @@ func byEdgeEnds(cs []narrow.Contact, a, b *narrow.Shape) []narrow.Contact {
 	}
 	slices.SortStableFunc(out, func(x, y narrow.Contact) int { return narrow.CompareContacts(&x, &y) })
 	return out
+}
+
+// TestReshapeShape: a shape replaced by a deformation of it under its ID
+// (Backend.ReshapeShape) keeps its pairs' temporal state. A pair whose
+// shape deforms by a tiny amount at the same poses steps iteratively, and
+// its contacts are those of a standard step on the deformed shape; one
+// that deforms by more than Eq. 2's threshold takes a standard step,
+// though its poses have not changed (the odometer of deformations counts
+// as displacement). Bad replacements are refused, changing nothing.
+func TestReshapeShape(t *testing.T) {
+	a0, b := loadMesh(t, "bunny"), loadMesh(t, "torus")
+	for _, method := range []narrow.Method{narrow.MethodIterative, narrow.MethodPredictive} {
+		p := narrow.Params{Method: method}
+		be, ia, ib := pairBackend(t, p, a0, b)
+		rng := rand.New(rand.NewPCG(5, 6))
+		var pa, pb narrow.Pose
+		for {
+			pa, pb = reference.RandomOverlap(rng, a0, b, 0.5)
+			if len(reference.Contacts(a0, b, pa, pb)) > 10 {
+				break
+			}
+		}
+		step := func(label string) narrow.PairResult {
+			t.Helper()
+			var res narrow.Result
+			if err := be.Detect(context.Background(), []narrow.Pair{{ID: 1, A: ia, B: ib, PoseA: pa, PoseB: pb}}, &res); err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			pr := res.Pairs[0]
+			if pr.Err != nil {
+				t.Fatalf("%s: %v", label, pr.Err)
+			}
+			pr.Contacts = slices.Clone(pr.Contacts)
+			return pr
+		}
+		step("first step")
+		prev := a0
+		for _, tc := range []struct {
+			amp       float64
+			iterative bool
+		}{{1e-6, true}, {1e-6, true}, {0.1, false}, {1e-6, true}} {
+			a, err := a0.Deform(squish(a0, tc.amp, 0.3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := be.ReshapeShape(ia, a); err != nil {
+				t.Fatal(err)
+			}
+			if be.Shape(ia) != a {
+				t.Fatal("the backend does not hold the new shape")
+			}
+			label := fmt.Sprintf("%v, deformation %g", method, tc.amp)
+			pr := step(label)
+			if pr.Iterative != tc.iterative {
+				t.Errorf("%s (%.3g from the last shape): iterative %v, want %v", label, a.MaxDisplacement(prev), pr.Iterative, tc.iterative)
+			}
+			if pr.Iterative {
+				// The rays the standard step left, walked on the
+				// deformed shape: the standard step's contacts there.
+				want := detectOne(t, p, a, b, pa, pb)
+				byVertex := map[[2]int32]narrow.Contact{}
+				for _, c := range want {
+					byVertex[[2]int32{int32(c.From), c.Vertex}] = c
+				}
+				for _, c := range pr.Contacts {
+					w, ok := byVertex[[2]int32{int32(c.From), c.Vertex}]
+					if !ok || math.Abs(w.Depth-c.Depth) > 1e-9 || w.Prim != c.Prim {
+						t.Errorf("%s: %v vertex %d: depth %v prim %d, standard step %v (found %v)", label, c.From, c.Vertex, c.Depth, c.Prim, w, ok)
+					}
+				}
+				if len(pr.Contacts) == 0 || len(pr.Contacts) < len(want)/2 {
+					t.Errorf("%s: %d contacts, the standard step %d", label, len(pr.Contacts), len(want))
+				}
+			}
+			prev = a
+			a0 = a
+		}
+		a0 = loadMesh(t, "bunny")
+	}
+
+	be, ia, ib := pairBackend(t, narrow.Params{}, loadMesh(t, "bunny"), b)
+	for _, tc := range []struct {
+		name string
+		id   narrow.ShapeID
+		s    *narrow.Shape
+		want error
+	}{
+		{"other topology", ia, b, narrow.ErrBadParams},
+		{"nil", ia, nil, narrow.ErrBadParams},
+		{"unknown id", 7, b, narrow.ErrUnknownShape},
+	} {
+		if err := be.ReshapeShape(tc.id, tc.s); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if be.Shape(ia) == nil || be.Shape(ia).NumVertices() != 453 || be.Shape(ib) != b {
+		t.Error("a refused ReshapeShape changed the shapes")
+	}
 }

@@ -307,6 +307,9 @@ func (b *Backend) decide(j *job, i int) (search bool) {
 	// Where each bounding-sphere centre lies in the other's frame, and the
 	// relative rotation: all Eq. 2 needs.
 	j.rel.Set(j.a, j.b, pa, pb)
+	if ta, tb := b.travel[j.pair.A], b.travel[j.pair.B]; ta != 0 || tb != 0 {
+		j.rel.Travel = [2]float64{ta, tb}
+	}
 	if !j.st.HasParams {
 		j.st.Params, j.st.HasParams = b.params.Resolve(j.a, j.b), true
 	}

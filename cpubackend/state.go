@@ -129,7 +129,7 @@ func (b *Backend) RestoreState(src *State) error {
 
 // stateMagic opens the binary form of a State: "irtcdst" and the format's
 // version.
-var stateMagic = []byte("irtcdst\x01")
+var stateMagic = []byte("irtcdst\x02")
 
 // AppendBinary appends the state's binary form to b: a header, the
 // backend's parameters, then every pair state (iterative.Snapshot's

@@ -413,21 +413,21 @@ func TestStateBinaryErrors(t *testing.T) {
 		// The last ray of the first state that has one in direction 0
 		// (the format is in iterative/encode.go): the header and the
 		// parameters take 8 + 69 bytes, the count of states 4; a state's
-		// direction-0 ray count comes 297 bytes in, its rays (9 bytes
+		// direction-0 ray count comes 345 bytes in, its rays (9 bytes
 		// each) after it, then the direction-1 count and rays, then the
 		// count of edge pairs (8 bytes each).
 		b := append([]byte(nil), data...)
 		u32 := func(p int) int { return int(binary.LittleEndian.Uint32(b[p:])) }
 		off := 8 + 69 + 4
 		for range u32(off - 4) {
-			n0 := u32(off + 297)
+			n0 := u32(off + 345)
 			if n0 > 0 {
-				binary.LittleEndian.PutUint32(b[off+301+9*(n0-1):], uint32(vertex)) // the last: the order holds
+				binary.LittleEndian.PutUint32(b[off+349+9*(n0-1):], uint32(vertex)) // the last: the order holds
 				return b
 			}
-			n1 := u32(off + 301 + 9*n0)
-			ne := u32(off + 305 + 9*(n0+n1))
-			off += 309 + 9*(n0+n1) + 8*ne
+			n1 := u32(off + 349 + 9*n0)
+			ne := u32(off + 353 + 9*(n0+n1))
+			off += 357 + 9*(n0+n1) + 8*ne
 		}
 		t.Fatal("no state has a ray in direction 0")
 		return nil

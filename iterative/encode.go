@@ -14,7 +14,7 @@ import (
 //	per state: u64 pair ID, i32 batch index of the last step (-1: none),
 //	  i32 shape A, i32 shape B, u8 flags (bit 0 Valid, 1 HasLast,
 //	  2 HasEdges, 3 HasEdgeRel, 4-5 Quiet), 2 f64 Clear, 3 Rel (RelNI,
-//	  Last, EdgeRel: 10 f64 each), f64 EdgeMargin, f64 EdgeGap,
+//	  Last, EdgeRel: 12 f64 each), f64 EdgeMargin, f64 EdgeGap,
 //	  i32 EdgeSteps, then per direction u32 rays and each ray's
 //	  i32 vertex, i32 primitive, u8 predicted (0 or 1), then u32 edge
 //	  pairs and each one's i32 Src, i32 Dst.
@@ -24,7 +24,7 @@ import (
 const (
 	rayBytes       = 9
 	edgeBytes      = 8
-	stateBytes     = 8 + 4 + 4 + 4 + 1 + 2*8 + 3*10*8 + 8 + 8 + 4 + 3*4 // without rays and edges
+	stateBytes     = 8 + 4 + 4 + 4 + 1 + 2*8 + 3*12*8 + 8 + 8 + 4 + 3*4 // without rays and edges
 	maxPos         = 1 << 24                                            // batch indices beyond this are refused
 	flagValid      = 1 << 0
 	flagHasLast    = 1 << 1
@@ -38,13 +38,15 @@ const (
 func appendRel(b []byte, r *Rel) []byte {
 	b = binenc.AppendF64s(b, r.BinA[:]...)
 	b = binenc.AppendF64s(b, r.AinB[:]...)
-	return binenc.AppendF64s(b, r.Q[:]...)
+	b = binenc.AppendF64s(b, r.Q[:]...)
+	return binenc.AppendF64s(b, r.Travel[:]...)
 }
 
 func readRel(d *binenc.Reader, r *Rel) {
 	d.F64s(r.BinA[:])
 	d.F64s(r.AinB[:])
 	d.F64s(r.Q[:])
+	d.F64s(r.Travel[:])
 }
 
 // AppendBinary appends the snapshot's binary form to b (see the format

@@ -78,9 +78,18 @@ type PairState struct {
 // Rel is the relative placement of a pair that Eq. 2 compares: where each
 // body's bounding-sphere centre (narrow.Shape.BoundingSphere) lies in the
 // other's frame, and the rotation of B relative to A (q_A⁻¹·q_B).
+//
+// Travel holds, for deformable shapes, the backend's odometer of each
+// body's shape (A's, B's) at this placement: the sum, over the
+// deformations the backend was handed (narrow.Reshaper), of how far the
+// farthest vertex moved in the shape's frame. Between two placements the
+// odometers' increase bounds how far any vertex moved by deformation, and
+// the displacements below add it. Rel.Set leaves Travel zero, as it stays
+// for shapes that never deform.
 type Rel struct {
 	BinA, AinB [3]float64 // B's centre in A's frame, A's centre in B's frame
 	Q          [4]float64 // w, x, y, z
+	Travel     [2]float64 // the odometers of A's and B's shapes (deformations)
 }
 
 // Relate returns the relative placement of shapes a and b at poses pa and
@@ -125,6 +134,7 @@ func (r *Rel) Set(a, b *narrow.Shape, pa, pb *narrow.Pose) {
 	r.Q[1] = aw*bx + ax*bw + ay*bz - az*by
 	r.Q[2] = aw*by - ax*bz + ay*bw + az*bx
 	r.Q[3] = aw*bz + ax*by - ay*bx + az*bw
+	r.Travel = [2]float64{}
 }
 
 func dist3(a, b *[3]float64) float64 {
@@ -153,10 +163,16 @@ func dist3(a, b *[3]float64) float64 {
 // which is what a rigid body does about its centre of mass, moves the
 // origin) and, for a pair of unequal shapes, in the small shape's
 // direction (the large shape's radius multiplies θ there).
+//
+// With deformable shapes (Rel.Travel) both bounds grow by (1 + angle)·D,
+// D the increase of the two odometers since the standard step: a vertex
+// moved by at most D relative to the other body's surface by the
+// deformations, and its distance from its centre grew by at most D, which
+// the rotation's term multiplies.
 func (s *PairState) Displacements(rel *Rel, rA, rB float64) (d0, d1 float64) {
-	t0, t1, sv, cw := s.parts(rel)
+	t0, t1, sv, cw, dd := s.parts(rel)
 	a := 2 * math.Atan2(sv, cw)
-	return t0 + a*rA, t1 + a*rB
+	return t0 + a*(rA+dd), t1 + a*(rB+dd)
 }
 
 // Displacement returns the larger of the two Displacements: at most how
@@ -177,9 +193,9 @@ func (s *PairState) Within(rel *Rel, rA, rB, threshold float64) bool {
 // within reports whether both Displacements (either one, with either) are
 // at most threshold, trying the cheap bound on the angle first.
 func (s *PairState) within(rel *Rel, rA, rB, threshold float64, either bool) bool {
-	t0, t1, sv, cw := s.parts(rel)
+	t0, t1, sv, cw, dd := s.parts(rel)
 	holds := func(a float64) bool {
-		ok0, ok1 := t0+a*rA <= threshold, t1+a*rB <= threshold
+		ok0, ok1 := t0+a*(rA+dd) <= threshold, t1+a*(rB+dd) <= threshold
 		if either {
 			return ok0 || ok1
 		}
@@ -236,9 +252,9 @@ func (s *PairState) Moved(rel *Rel, rA, rB float64) (float64, bool) {
 	if !s.HasLast {
 		return 0, false
 	}
-	t0, t1, sv, cw := parts(&s.Last, rel)
+	t0, t1, sv, cw, dd := parts(&s.Last, rel)
 	a := 2 * math.Atan2(sv, cw)
-	return max(t0+a*rA, t1+a*rB), true
+	return max(t0+a*(rA+dd), t1+a*(rB+dd)), true
 }
 
 // EdgesWithin reports whether Edges still hold at placement rel: whether
@@ -251,9 +267,9 @@ func (s *PairState) EdgesWithin(rel *Rel, rA, rB float64) bool {
 	if !s.HasEdges {
 		return false
 	}
-	t0, t1, sv, cw := parts(&s.EdgeRel, rel)
+	t0, t1, sv, cw, dd := parts(&s.EdgeRel, rel)
 	m := s.EdgeMargin
-	holds := func(a float64) bool { return t0+a*rA <= m || t1+a*rB <= m }
+	holds := func(a float64) bool { return t0+a*(rA+dd) <= m || t1+a*(rB+dd) <= m }
 	return cw > 0 && holds(2*(sv/cw)) || holds(2*math.Atan2(sv, cw))
 }
 
@@ -264,9 +280,9 @@ func (s *PairState) EdgeMotion(rel *Rel, rA, rB float64) (float64, bool) {
 	if !s.HasEdgeRel || s.EdgeSteps <= 0 {
 		return 0, false
 	}
-	t0, t1, sv, cw := parts(&s.EdgeRel, rel)
+	t0, t1, sv, cw, dd := parts(&s.EdgeRel, rel)
 	a := 2 * math.Atan2(sv, cw)
-	return min(t0+a*rA, t1+a*rB) / float64(s.EdgeSteps), true
+	return min(t0+a*(rA+dd), t1+a*(rB+dd)) / float64(s.EdgeSteps), true
 }
 
 // SetEdges records that Edges were chosen at placement rel with margin
@@ -283,11 +299,15 @@ func (s *PairState) SetLast(rel *Rel) { s.Last, s.HasLast = *rel, true }
 
 // parts returns the translation terms of Eq. 2 against the last standard
 // step.
-func (s *PairState) parts(rel *Rel) (t0, t1, sv, cw float64) { return parts(&s.RelNI, rel) }
+func (s *PairState) parts(rel *Rel) (t0, t1, sv, cw, dd float64) { return parts(&s.RelNI, rel) }
 
 // parts returns the translation terms of Eq. 2 between placements ni and
-// rel (A's centre in B's frame, B's in A's) and |v|, |w| of q_ni⁻¹·q.
-func parts(ni, rel *Rel) (t0, t1, sv, cw float64) {
+// rel (A's centre in B's frame, B's in A's), |v|, |w| of q_ni⁻¹·q, and dd,
+// how far the deformations moved any vertex between them (the odometers'
+// increase, Rel.Travel), already added to the translation terms. An
+// odometer that went back (a state from another backend) makes dd +Inf:
+// nothing is known of the motion.
+func parts(ni, rel *Rel) (t0, t1, sv, cw, dd float64) {
 	// q_ni⁻¹·q, written out.
 	aw, ax, ay, az := ni.Q[0], -ni.Q[1], -ni.Q[2], -ni.Q[3]
 	bw, bx, by, bz := rel.Q[0], rel.Q[1], rel.Q[2], rel.Q[3]
@@ -296,7 +316,15 @@ func parts(ni, rel *Rel) (t0, t1, sv, cw float64) {
 	y := aw*by - ax*bz + ay*bw + az*bx
 	z := aw*bz + ax*by - ay*bx + az*bw
 	t0, t1 = dist3(&rel.AinB, &ni.AinB), dist3(&rel.BinA, &ni.BinA)
-	return t0, t1, math.Sqrt(x*x + y*y + z*z), math.Abs(w)
+	if rel.Travel != ni.Travel {
+		da, db := rel.Travel[0]-ni.Travel[0], rel.Travel[1]-ni.Travel[1]
+		dd = da + db
+		if !(da >= 0 && db >= 0) {
+			dd = math.Inf(1)
+		}
+		t0, t1 = t0+dd, t1+dd
+	}
+	return t0, t1, math.Sqrt(x*x + y*y + z*z), math.Abs(w), dd
 }
 
 // MarkStandard records the placement of shapes a and b at the poses of a

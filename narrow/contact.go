@@ -303,6 +303,23 @@ type Backend interface {
 	Close() error
 }
 
+// Reshaper is implemented by backends that let a registered shape be
+// replaced, under the same ID, by a deformation of it (Shape.Deform): a
+// deformable object's shape at a new time step. ReshapeShape replaces
+// shape id by s, which must have the same topology (Shape.SameTopology;
+// otherwise ErrBadParams, and nothing changes) and must not be the shape
+// registered under id refilled in place (DeformInto into it): the backend
+// measures how far the vertices moved from the shape it holds. The pairs
+// that name id keep their temporal state: their next step is iterative
+// only if Eq. 2's displacement plus the vertices' motion since their last
+// standard step stays under the threshold (the displacement measure of Li
+// & Yamaguchi's pipeline for pairs with a deformable object, §3.2.2, per
+// shape rather than per vertex). An unknown or released id is
+// ErrUnknownShape.
+type Reshaper interface {
+	ReshapeShape(id ShapeID, s *Shape) error
+}
+
 // DetectTimes splits the wall time of one Detect call into its parts.
 type DetectTimes struct {
 	// Prepare: validating the pairs, finding their temporal states,

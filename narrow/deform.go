@@ -154,7 +154,8 @@ func (s *Shape) deformFrom(base *Shape, vertices []mgl64.Vec3) error {
 // finishDeform is finish for a deformed shape: the same derived data, with
 // base's hierarchy refitted (refit) and base's vertex order kept.
 func (s *Shape) finishDeform(base *Shape, buf *deformBuffers) {
-	s.finishCommon(deformSphereSteps)
+	s.centre = base.centre // fixed in the shape's frame (Eq. 2 measures about it)
+	s.finishCommon(0)
 	s.refit(base, buf)
 	s.edges, s.edgeSeg, s.edgeBlocks, s.edgeUp, s.edgeAngles = nil, nil, nil, nil, nil
 	s.deformEdges(base, &buf.edges)
@@ -258,4 +259,20 @@ func (s *Shape) SameTopology(o *Shape) bool {
 		}
 	}
 	return true
+}
+
+// MaxDisplacement returns how far the farthest vertex of s lies from the
+// same vertex of o (both in their local coordinates), or +Inf if they do
+// not have the same number of vertices.
+func (s *Shape) MaxDisplacement(o *Shape) float64 {
+	if len(s.verts) != len(o.verts) {
+		return math.Inf(1)
+	}
+	d2 := 0.0
+	for i := range s.verts {
+		a, b := &s.verts[i], &o.verts[i]
+		x, y, z := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+		d2 = max(d2, x*x+y*y+z*z)
+	}
+	return math.Sqrt(d2) * (1 + 1e-12)
 }

@@ -86,9 +86,9 @@ type edgeBuffers struct {
 	up           [][]AABB
 	// Deformed shapes: every edge between two triangles (triangle and
 	// slot, from the lower-numbered triangle), in the spatial order of the
-	// shape deformed (candOf).
+	// first shape deformed with these triangles (candOf: their array).
 	cand   []edgeSlot
-	candOf *Shape
+	candOf *[3]int32
 }
 
 // edgeSlot names edge k of triangle tri (see Adjacent).
@@ -170,12 +170,13 @@ func (s *Shape) buildEdgesInto(b *edgeBuffers) {
 
 // deformEdges lists the convex edges of s, base deformed, in memory from
 // b: every edge of base between two triangles, in the spatial order of
-// their midpoints on base (computed once per base), is tested for
+// their midpoints on base (computed once per set of triangles, which
+// deformations share), is tested for
 // convexity on s, so that no sort is needed at each deformation; blocks
 // of consecutive edges stay as compact as base's edges were, and their
 // boxes are recomputed.
 func (s *Shape) deformEdges(base *Shape, b *edgeBuffers) {
-	if b.candOf != base {
+	if b.candOf != &base.prims[0] {
 		b.cand = b.cand[:0]
 		for i := range base.prims {
 			for k, o := range base.adj[i] {
@@ -194,7 +195,7 @@ func (s *Shape) deformEdges(base *Shape, b *edgeBuffers) {
 		for j, k := range b.order {
 			slots[j] = b.cand[k]
 		}
-		b.cand, b.candOf = slots, base
+		b.cand, b.candOf = slots, &base.prims[0]
 	}
 	edges := b.edges[:0]
 	for _, c := range b.cand {

@@ -377,14 +377,18 @@ func (s *Shape) finish() {
 }
 
 // finishCommon computes the radius, bounding sphere (improved over
-// steps steps), average primitive size, tolerances, padded hull and DOP
-// of s's vertices.
+// steps steps; with 0, about s.centre as it is), average primitive size,
+// tolerances, padded hull and DOP of s's vertices.
 func (s *Shape) finishCommon(steps int) {
 	s.radius = 0
 	for _, v := range s.verts {
 		s.radius = max(s.radius, len3(v))
 	}
-	s.centre, s.cradius = boundingSphere(s.verts, s.bounds.Center(), steps)
+	if steps > 0 {
+		s.centre, s.cradius = boundingSphere(s.verts, s.bounds.Center(), steps)
+	} else {
+		s.cradius = sphereRadius(s.verts, s.centre)
+	}
 	total, n := 0.0, 0
 	for _, p := range s.prims {
 		if p[2] < 0 {
@@ -460,13 +464,19 @@ func (s *Shape) blockBoxes() {
 	}
 }
 
-// sphereSteps is the number of steps of boundingSphere for a new shape,
-// deformSphereSteps for a deformed one, built every time step, whose
-// sphere may be a little larger (each step's sphere holds every point).
-const (
-	sphereSteps       = 256
-	deformSphereSteps = 32
-)
+// sphereSteps is the number of steps of boundingSphere.
+const sphereSteps = 256
+
+// sphereRadius returns the radius of the sphere about centre that holds
+// every point of pts, padded as boundingSphere pads it.
+func sphereRadius(pts [][3]float64, centre [3]float64) float64 {
+	d2 := 0.0
+	for i := range pts {
+		x, y, z := pts[i][0]-centre[0], pts[i][1]-centre[1], pts[i][2]-centre[2]
+		d2 = max(d2, x*x+y*y+z*z)
+	}
+	return math.Sqrt(d2) * (1 + 1e-12)
+}
 
 // runBoxesInto appends to boxes the boxes of the runs of n consecutive
 // entries of order (the last one possibly shorter).

@@ -199,6 +199,26 @@ func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 	return id, err
 }
 
+// ReshapeShape replaces shape id by s, a deformation of it (see
+// narrow.Reshaper and cpubackend.Backend.ReshapeShape): the new shape goes
+// to the device when a batch first needs it, and the old one leaves it
+// unless it is registered under another ID.
+func (b *Backend) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.cpu.ReshapeShape(id, s); err != nil {
+		return err
+	}
+	old := b.shapes[id]
+	b.shapes[id] = s
+	b.uses[s]++
+	if b.uses[old]--; b.uses[old] == 0 {
+		delete(b.uses, old)
+		b.tr.forget(old)
+	}
+	return nil
+}
+
 // UnregisterShape releases shape id (see narrow.Backend) and, unless the
 // same shape is registered under another ID, drops it from the device.
 func (b *Backend) UnregisterShape(id narrow.ShapeID) error {

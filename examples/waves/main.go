@@ -167,9 +167,10 @@ func run(out, testdata string, seconds float64) (summary, error) {
 		kinds = append(kinds, k%3)
 	}
 
-	fmt.Println("  time  deepest contact  deform/step  narrow/step")
+	fmt.Println("  time  deepest contact  deform/step  narrow/step  iterative pairs")
 	perSecond := int(math.Round(1 / cfg.Dt))
 	var deform, narrowTime time.Duration
+	var pairs, iterative int
 	secDeepest := 0.0
 	for step := 0; step < int(seconds*float64(perSecond)); step++ {
 		t0 := time.Now()
@@ -186,14 +187,15 @@ func run(out, testdata string, seconds float64) (summary, error) {
 		}
 		st := w.Stats()
 		narrowTime += st.Narrow
+		pairs, iterative = pairs+st.Detect.Pairs, iterative+st.Detect.IterativePairs
 		secDeepest = max(secDeepest, st.DepthMax)
 		if step >= perSecond {
 			sum.deepest = max(sum.deepest, st.DepthMax)
 		}
 		if (step+1)%perSecond == 0 {
-			fmt.Printf("%5.0f s  %12.4f m  %8.3f ms  %8.3f ms\n", w.Time(), secDeepest,
-				ms(deform)/float64(perSecond), ms(narrowTime)/float64(perSecond))
-			deform, narrowTime, secDeepest = 0, 0, 0
+			fmt.Printf("%5.0f s  %12.4f m  %8.3f ms  %8.3f ms  %14.0f %%\n", w.Time(), secDeepest,
+				ms(deform)/float64(perSecond), ms(narrowTime)/float64(perSecond), 100*float64(iterative)/float64(max(pairs, 1)))
+			deform, narrowTime, secDeepest, pairs, iterative = 0, 0, 0, 0, 0
 		}
 	}
 

@@ -317,12 +317,14 @@ func (w *World) SetPose(id BodyID, p narrow.Pose) error {
 // mass), so a body whose shape changes shape turns as it then should. A
 // kinematic body's velocity stays that of its new shape's centroid.
 //
-// The narrow phase meets the new shape afresh: the pairs of the body
-// take standard steps (their iterative state was for the old shape). The
-// old shape is released from the narrow phase (adapter.Batch.Release)
-// when no other body uses it, so a deforming body can alternate two
-// shapes with DeformInto: the one it had before its last SetShape is
-// free to refill. RestoreState gives back the shape pointers that were
+// When no other body uses the old shape and the new one is a deformation
+// of it (narrow.Shape.SameTopology), the narrow phase replaces it under
+// its ID (adapter.Batch.Reshape): the body's pairs keep their iterative
+// state, and their steps stay iterative while the motion, deformation
+// included, stays under Eq. 2's threshold. Otherwise the new shape is
+// registered afresh (its pairs take a standard step) and the old one
+// released once no body uses it. Either way the old shape is free to
+// refill, so a deforming body can alternate two shapes with DeformInto. RestoreState gives back the shape pointers that were
 // saved, not their contents: a world rolled back across deformations
 // needs those shapes kept unchanged (Deform, not DeformInto).
 //
@@ -365,10 +367,21 @@ func (w *World) SetShape(id BodyID, s *narrow.Shape) error {
 		}
 		nb.mass, nb.invMass = b.mass, b.invMass // not rounded through the density
 	}
-	if _, err := w.batch.Register(s); err != nil {
+	old := b.shape
+	shared := false // another body uses the old shape
+	for i := range w.bodies {
+		if o := &w.bodies[i]; o != b && !o.removed && o.shape == old {
+			shared = true
+			break
+		}
+	}
+	if shared {
+		if _, err := w.batch.Register(s); err != nil {
+			return fail(err)
+		}
+	} else if _, err := w.batch.Reshape(old, s); err != nil {
 		return fail(err)
 	}
-	old := b.shape
 	nb.setDeformation(old, s, w.cfg.Dt, w.steps)
 	nb.setReach()
 	nb.setPose(nb.pose)
@@ -381,14 +394,6 @@ func (w *World) SetShape(id BodyID, s *narrow.Shape) error {
 		}
 	}
 	w.Wake(id)
-	for i := range w.bodies {
-		if o := &w.bodies[i]; !o.removed && o.shape == old {
-			return nil
-		}
-	}
-	if err := w.batch.Release(old); err != nil {
-		return fail(err)
-	}
 	return nil
 }
 
