@@ -208,3 +208,66 @@ func TestBatchSteadyStateAllocs(t *testing.T) {
 		t.Errorf("standard pairs %d, iterative pairs %d, contacts %d: want all > 0", st.StandardPairs, st.IterativePairs, contacts)
 	}
 }
+
+// plainBackend hides every method of a backend but narrow.Backend's (no
+// narrow.Reshaper).
+type plainBackend struct{ narrow.Backend }
+
+// TestBatchReshape: a deformation of a registered shape takes its ID on a
+// backend that can reshape (the backend then holds the new shape under
+// it), and is registered anew, the old shape released, on one that cannot
+// or when the new shape is not a deformation of the old.
+func TestBatchReshape(t *testing.T) {
+	be, err := cpubackend.New(narrow.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	cube := box(t, 0.5)
+	verts := make([]mgl64.Vec3, cube.NumVertices())
+	for i := range verts {
+		verts[i] = cube.Vertex(i).Mul(1.2)
+	}
+	big, err := cube.Deform(verts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tetra, err := narrow.NewMesh([]mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, [][3]int{{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		backend narrow.Backend
+		next    *narrow.Shape
+		sameID  bool
+	}{
+		{"deformation", be, big, true},
+		{"no reshaper", plainBackend{be}, big, false},
+		{"not a deformation", be, tetra, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := adapter.NewBatch(tc.backend)
+			id, err := b.Register(cube)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nid, err := b.Reshape(cube, tc.next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (nid == id) != tc.sameID || b.Shapes() != 1 {
+				t.Fatalf("id %d → %d, %d shapes registered; want the same id: %v, one shape", id, nid, b.Shapes(), tc.sameID)
+			}
+			if got := be.Shape(nid); got != tc.next {
+				t.Errorf("the backend holds %p under %d, want the new shape", got, nid)
+			}
+			if !tc.sameID && be.Shape(id) != nil {
+				t.Errorf("the old shape is still registered under %d", id)
+			}
+			if again, err := b.Register(tc.next); err != nil || again != nid {
+				t.Errorf("Register of the new shape: %d, %v; want %d", again, err, nid)
+			}
+		})
+	}
+}

@@ -96,6 +96,7 @@ func rideWaves(t *testing.T, workers, steps int) ([]narrow.Pose, float64, *rigid
 		ids = append(ids, id)
 	}
 	deepest := 0.0
+	var pairs, iterative int
 	for step := range steps {
 		if err := w.SetShape(terrain, wv.at(t, w.Time()+cfg.Dt)); err != nil {
 			t.Fatalf("step %d: %v", step, err)
@@ -105,10 +106,17 @@ func rideWaves(t *testing.T, workers, steps int) ([]narrow.Pose, float64, *rigid
 		}
 		if step > 60 { // after the landings
 			deepest = max(deepest, w.Stats().DepthMax)
+			pairs += w.Stats().Detect.Pairs
+			iterative += w.Stats().Detect.IterativePairs
 		}
 		if n := w.Batch().Shapes(); n > 4 {
 			t.Fatalf("step %d: %d shapes registered (the waves' old ones are not released)", step, n)
 		}
+	}
+	// The terrain is replaced under its ID (adapter.Batch.Reshape): its
+	// pairs keep their state and step iteratively while the motion allows.
+	if iterative*5 < pairs {
+		t.Errorf("%d iterative pairs of %d after the landings, want at least a fifth", iterative, pairs)
 	}
 	poses := make([]narrow.Pose, len(ids))
 	for k, id := range ids {
