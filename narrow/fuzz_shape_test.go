@@ -358,3 +358,65 @@ func checkGridSurface(t *testing.T, s *Shape) {
 		}
 	}
 }
+
+// FuzzDeform deforms a box (and then its deformation again, chained) by
+// offsets of its vertices read from the input, NaN, infinities and huge
+// values included: Deform either fails with a *ShapeError wrapping one
+// sentinel, or returns a shape whose normals are unit, whose hierarchy
+// holds its triangles and answers rays as brute force does.
+func FuzzDeform(f *testing.F) {
+	f.Add(putFloat64s(nil, 0.1, -0.2, 0.05))
+	f.Add(putFloat64s(nil, 0, 0, 0, 0, 0, 0.5, 0, 0, -1))
+	f.Add(putFloat64s(nil, math.NaN(), 1, 2))
+	f.Add(putFloat64s(nil, 1e300, -1e300, 1e-300, 3, 4, 5))
+	f.Add([]byte{})
+	base, err := NewBox(mgl64.Vec3{-1, -0.5, -0.25}, mgl64.Vec3{1, 0.5, 0.25})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		off := float64s(data, 3*base.NumVertices())
+		verts := make([]mgl64.Vec3, base.NumVertices())
+		for i := range verts {
+			verts[i] = base.Vertex(i)
+			for k := 0; k < 3 && 3*i+k < len(off); k++ {
+				verts[i][k] += off[3*i+k]
+			}
+		}
+		var dst Shape
+		from := base
+		for round := 0; round < 2; round++ { // the second from the first's result
+			s, err := from.Deform(verts)
+			if err != nil {
+				checkConstructorError(t, s, err)
+				if err := from.DeformInto(&dst, verts); err == nil || dst.NumVertices() != 0 {
+					t.Fatalf("DeformInto: %v, %d vertices left, where Deform failed", err, dst.NumVertices())
+				}
+				return
+			}
+			for i := range verts {
+				if n := s.VertexNormal(i); !isUnit(n) {
+					t.Fatalf("VertexNormal(%d) = %v", i, n)
+				}
+			}
+			for i := 0; i < s.NumPrims(); i++ {
+				if n := s.FaceNormal(i); !isUnit(n) {
+					t.Fatalf("FaceNormal(%d) = %v", i, n)
+				}
+			}
+			if err := from.DeformInto(&dst, verts); err != nil {
+				t.Fatalf("DeformInto: %v, where Deform succeeded", err)
+			}
+			c := s.Bounds().Center()
+			prims := s.AppendPrimitives(nil)
+			for _, d := range []mgl64.Vec3{{1, 0, 0}, {0, -1, 0}, {0.3, 0.4, -0.8}} {
+				q := RayQuery{O: c.Sub(d.Mul(10 * s.Size())), D: d.Normalize(), TMax: math.Inf(1)}
+				wf, wb := bruteQuery(prims, &q)
+				if f, b := s.TraceQuery(&q, TraversalBVH); f != wf || b != wb {
+					t.Fatalf("ray along %v: %+v %+v, brute force %+v %+v", d, f, b, wf, wb)
+				}
+			}
+			from = s
+		}
+	})
+}
