@@ -36,15 +36,8 @@ func squish(s *narrow.Shape, amp, phase float64) []mgl64.Vec3 {
 // those of the same meshes built anew by narrow.NewMesh, bit for bit.
 func TestDeformedShapesMatchReference(t *testing.T) {
 	rebuild := func(s *narrow.Shape) *narrow.Shape {
-		vs := make([]mgl64.Vec3, s.NumVertices())
-		for i := range vs {
-			vs[i] = s.Vertex(i)
-		}
-		ts := make([][3]int, s.NumPrims())
-		for i := range ts {
-			p := s.Prim(i)
-			ts[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-		}
+		vs := s.AppendVertices(nil)
+		ts := s.AppendTriangles(nil)
 		r, err := narrow.NewMesh(vs, ts)
 		if err != nil {
 			t.Fatal(err)

@@ -25,11 +25,7 @@ func loadMesh(t testing.TB, name string) *narrow.Shape {
 	for i := range vs {
 		vs[i] = s.Vertex(i).Mul(k)
 	}
-	ts := make([][3]int, s.NumPrims())
-	for i := range ts {
-		p := s.Prim(i)
-		ts[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-	}
+	ts := s.AppendTriangles(nil)
 	s, err = narrow.NewMesh(vs, ts)
 	if err != nil {
 		t.Fatal(err)

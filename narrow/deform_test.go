@@ -50,11 +50,7 @@ func TestDeformMatchesNewMesh(t *testing.T) {
 			if err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
-			tris := make([][3]int, base.NumPrims())
-			for i := range tris {
-				p := base.Prim(i)
-				tris[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-			}
+			tris := base.AppendTriangles(nil)
 			want, err := NewMesh(verts, tris)
 			if err != nil {
 				t.Fatalf("round %d: NewMesh: %v", round, err)
@@ -238,10 +234,7 @@ func TestDeformStretched(t *testing.T) {
 	checkRefit(t, s)
 	checkDeformQueries(t, rand.New(rand.NewPCG(3, 4)), s)
 	// Deforming the deformed shape back gives the base's geometry.
-	back := make([]mgl64.Vec3, base.NumVertices())
-	for i := range back {
-		back[i] = base.Vertex(i)
-	}
+	back := base.AppendVertices(nil)
 	again, err := s.Deform(back)
 	if err != nil {
 		t.Fatal(err)
@@ -301,10 +294,7 @@ func TestDeformIntoAllocates(t *testing.T) {
 func TestDeformBadInput(t *testing.T) {
 	base := testMeshes(t, "torus")[0]
 	verts := func() []mgl64.Vec3 {
-		v := make([]mgl64.Vec3, base.NumVertices())
-		for i := range v {
-			v[i] = base.Vertex(i)
-		}
+		v := base.AppendVertices(nil)
 		return v
 	}
 	p := base.Prim(10)
@@ -372,11 +362,7 @@ func BenchmarkDeform(b *testing.B) {
 	for _, base := range append(testMeshes(b, "bunny", "torus"), pool) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		frames := [][]mgl64.Vec3{wobble(base, rng, 0.02), wobble(base, rng, 0.02)}
-		tris := make([][3]int, base.NumPrims())
-		for i := range tris {
-			p := base.Prim(i)
-			tris[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-		}
+		tris := base.AppendTriangles(nil)
 		name := fmt.Sprintf("%dv", base.NumVertices())
 		b.Run(name+"/NewMesh", func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
@@ -399,5 +385,28 @@ func BenchmarkDeform(b *testing.B) {
 				s[i%2].refit(base, s[i%2].def)
 			}
 		})
+	}
+}
+
+// TestAppendVerticesTriangles: a mesh's vertices and triangles read back
+// build the same mesh; a polygon's segments end in -1; both append.
+func TestAppendVerticesTriangles(t *testing.T) {
+	for _, s := range testMeshes(t, "bunny", "torus") {
+		again, err := NewMesh(s.AppendVertices(nil), s.AppendTriangles(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.verts, s.verts) || !reflect.DeepEqual(again.prims, s.prims) {
+			t.Errorf("%d vertices: rebuilt mesh differs", s.NumVertices())
+		}
+	}
+	poly, err := NewPolygon(offStar())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tris := poly.AppendTriangles([][3]int{{7, 7, 7}})
+	verts := poly.AppendVertices([]mgl64.Vec3{{9, 9, 9}})
+	if len(tris) != 1+poly.NumPrims() || tris[0] != [3]int{7, 7, 7} || tris[1][2] != -1 || len(verts) != 1+poly.NumVertices() || verts[1] != poly.Vertex(0) {
+		t.Errorf("polygon: %d segments %v…, %d vertices", len(tris), tris[:2], len(verts))
 	}
 }

@@ -291,10 +291,7 @@ func ExampleNewConvexHull() {
 	if err != nil {
 		panic(err)
 	}
-	points := make([]mgl64.Vec3, bunny.NumVertices())
-	for i := range points {
-		points[i] = bunny.Vertex(i)
-	}
+	points := bunny.AppendVertices(nil)
 	hull, err := narrow.NewConvexHull(points)
 	if err != nil {
 		panic(err)
@@ -302,4 +299,28 @@ func ExampleNewConvexHull() {
 	fmt.Println(hull.NumVertices(), "of the bunny's", bunny.NumVertices(), "vertices,", hull.NumPrims(), "triangles")
 	// Output:
 	// 90 of the bunny's 453 vertices, 176 triangles
+}
+
+// A deformable object's shape at a new step: the vertices moved, the
+// triangles kept, the hierarchy refitted. Here a ground slab bulges up in
+// the middle.
+func ExampleShape_Deform() {
+	heights := make([][]float64, 5)
+	for i := range heights {
+		heights[i] = make([]float64, 5)
+	}
+	flat, err := narrow.NewHeightfield(heights, 1, 1, -1)
+	if err != nil {
+		panic(err)
+	}
+	verts := flat.AppendVertices(nil)
+	verts[2*5+2][1] = 0.8 // the surface's middle point (row 2, column 2)
+	bulge, err := flat.Deform(verts)
+	if err != nil {
+		panic(err)
+	}
+	hit, _ := bulge.Trace([3]float64{2, 10, 2}, [3]float64{0, -1, 0}, 0, 0, narrow.TraversalBVH)
+	fmt.Printf("same triangles: %v; the surface at (2, 2) at y = %.3f; moved at most %.3f\n", bulge.SameTopology(flat), 10-hit.T, bulge.MaxDisplacement(flat))
+	// Output:
+	// same triangles: true; the surface at (2, 2) at y = 0.800; moved at most 0.800
 }

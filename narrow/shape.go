@@ -197,6 +197,24 @@ func (s *Shape) NumComponents() int { return len(s.compVerts) }
 // Vertex returns vertex i in local coordinates.
 func (s *Shape) Vertex(i int) mgl64.Vec3 { return s.verts[i] }
 
+// AppendVertices appends the shape's vertices (local coordinates, file
+// order) to dst: a copy to move and hand to Deform.
+func (s *Shape) AppendVertices(dst []mgl64.Vec3) []mgl64.Vec3 {
+	for _, v := range s.verts {
+		dst = append(dst, v)
+	}
+	return dst
+}
+
+// AppendTriangles appends the shape's primitives to dst as NewMesh takes
+// them: triangles (a, b, c); a polygon's segments come as (a, b, -1).
+func (s *Shape) AppendTriangles(dst [][3]int) [][3]int {
+	for _, p := range s.prims {
+		dst = append(dst, [3]int{int(p[0]), int(p[1]), int(p[2])})
+	}
+	return dst
+}
+
 // VertexNormal returns the unit outward normal of vertex i (angle-weighted in
 // 3D, the bisector of the two segment normals in 2D).
 func (s *Shape) VertexNormal(i int) mgl64.Vec3 { return s.vnorm[i] }

@@ -542,11 +542,7 @@ func TestPluginUnregister(t *testing.T) {
 		for i := range vs {
 			vs[i] = b.Vertex(i).Mul(1.02)
 		}
-		ts := make([][3]int, b.NumPrims())
-		for i := range ts {
-			p := b.Prim(i)
-			ts[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-		}
+		ts := b.AppendTriangles(nil)
 		s, err := narrow.NewMesh(vs, ts)
 		if err != nil {
 			t.Fatal(err)

@@ -248,11 +248,7 @@ func scaled(s *narrow.Shape, k float64) (*narrow.Shape, error) {
 	for i := range verts {
 		verts[i] = s.Vertex(i).Mul(k)
 	}
-	tris := make([][3]int, s.NumPrims())
-	for i := range tris {
-		p := s.Prim(i)
-		tris[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-	}
+	tris := s.AppendTriangles(nil)
 	return narrow.NewMesh(verts, tris)
 }
 

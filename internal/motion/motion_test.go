@@ -23,11 +23,7 @@ func bunny(t *testing.T) *narrow.Shape {
 	for i := range vs {
 		vs[i] = s.Vertex(i).Mul(k).Add(off)
 	}
-	ts := make([][3]int, s.NumPrims())
-	for i := range ts {
-		p := s.Prim(i)
-		ts[i] = [3]int{int(p[0]), int(p[1]), int(p[2])}
-	}
+	ts := s.AppendTriangles(nil)
 	if s, err = narrow.NewMesh(vs, ts); err != nil {
 		t.Fatal(err)
 	}
