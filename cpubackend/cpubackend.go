@@ -271,6 +271,9 @@ func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 	if s == nil {
 		return -1, fmt.Errorf("%w: nil shape", narrow.ErrUnknownShape)
 	}
+	if s.Open() {
+		return -1, fmt.Errorf("%w: a surface (narrow.NewSurface) has no inside for ray-traced contacts", narrow.ErrOpenBoundary)
+	}
 	b.shapes = append(b.shapes, s)
 	b.travel = append(b.travel, 0)
 	return narrow.ShapeID(len(b.shapes) - 1), nil

@@ -126,7 +126,7 @@ func (s *Shape) deformFrom(base *Shape, vertices []mgl64.Vec3) error {
 	if buf == nil {
 		buf = new(deformBuffers)
 	}
-	*s = Shape{dim: Dim3, def: buf, prims: base.prims, adj: base.adj, compVerts: base.compVerts,
+	*s = Shape{dim: Dim3, open: base.open, def: buf, prims: base.prims, adj: base.adj, compVerts: base.compVerts,
 		vorder: base.vorder, leafOf: base.leafOf, maxDeep: base.maxDeep, loops: base.loops}
 	buf.base = base
 	buf.verts = grow(buf.verts, len(vertices))
@@ -139,9 +139,11 @@ func (s *Shape) deformFrom(base *Shape, vertices []mgl64.Vec3) error {
 	if err := s.faceNormals(buf.fnorm); err != nil {
 		return err
 	}
-	buf.comp = grow(buf.comp, len(s.prims))
-	if err := s.orient(buf.comp, &buf.stack, false); err != nil {
-		return err
+	if !base.open {
+		buf.comp = grow(buf.comp, len(s.prims))
+		if err := s.orient(buf.comp, &buf.stack, false); err != nil {
+			return err
+		}
 	}
 	buf.vnorm = grow(buf.vnorm, len(s.verts))
 	if err := s.vertexNormals(buf.vnorm, func(i int) bool { return base.vnorm[i] != [3]float64{} }); err != nil {
@@ -172,7 +174,9 @@ func (s *Shape) finishDeform(base *Shape, buf *deformBuffers) {
 	buf.vgrp = runBoxesInto(buf.vgrp[:0], s.verts, s.vorder, groupVertices)
 	buf.vleaf = runBoxesInto(buf.vleaf[:0], s.verts, s.vorder, vertexLeaf)
 	s.vgroups, s.vleaves = buf.vgrp, buf.vleaf
-	s.mom = s.moments()
+	if !s.open {
+		s.mom = s.moments()
+	}
 }
 
 // refit gives s base's hierarchy over s's vertices: the primitives in

@@ -58,6 +58,9 @@ func (s *Shape) MassProps(density float64) (MassProps, error) {
 	if s == nil || len(s.prims) == 0 || len(s.verts) == 0 {
 		return MassProps{}, newShapeError(ErrEmpty, "mass properties: shape has no primitives")
 	}
+	if s.open {
+		return MassProps{}, newShapeError(ErrOpenBoundary, "mass properties: a surface (NewSurface) encloses no volume")
+	}
 	ref, m := s.momentRef(), s.mom
 	measure := "volume"
 	if s.dim == Dim2 {

@@ -104,6 +104,9 @@ func (s *Shape) validateMesh() error {
 		return int(x.tri) - int(y.tri)
 	})
 	s.adj = make([][3]int32, nt)
+	for i := range s.adj {
+		s.adj[i] = [3]int32{-1, -1, -1}
+	}
 	for i := 0; i < len(edges); {
 		j := i + 1
 		for j < len(edges) && edges[j].key == edges[i].key {
@@ -111,6 +114,9 @@ func (s *Shape) validateMesh() error {
 		}
 		lo, hi := int(edges[i].key>>32), int(edges[i].key&0xffffffff)
 		switch {
+		case j-i == 1 && s.open:
+			i = j // a boundary edge: no neighbour
+			continue
 		case j-i == 1:
 			detail := "edge belongs to one triangle only"
 			if n := s.coincident(); n > 0 {
@@ -134,9 +140,11 @@ func (s *Shape) validateMesh() error {
 		i = j
 	}
 
-	comp := make([]int32, nt)
-	if err := s.orient(comp, new([]int32), true); err != nil {
-		return err
+	if !s.open { // a surface has no inside to enclose
+		comp := make([]int32, nt)
+		if err := s.orient(comp, new([]int32), true); err != nil {
+			return err
+		}
 	}
 	used := make([]bool, len(s.verts))
 	for _, p := range s.prims {

@@ -134,6 +134,7 @@ type Shape struct {
 	mom        moments        // about momentRef, for MassProps
 	compVerts  []int32        // a vertex of each connected component (each loop of a polygon), for Overlap
 	def        *deformBuffers // memory kept for DeformInto (nil unless filled by it)
+	open       bool           // a surface without inside (NewSurface)
 }
 
 // dopAxes is the number of diagonal axes of the 26-DOP (Zachmann 1998)
@@ -317,13 +318,35 @@ func len3(a [3]float64) float64 { return math.Sqrt(dot3(a, a)) }
 // wound, edge-manifold surface; otherwise a *ShapeError names the offending
 // vertex, triangle or edge. The slices are copied.
 func NewMesh(vertices []mgl64.Vec3, triangles [][3]int) (*Shape, error) {
+	return newTriangles(vertices, triangles, false)
+}
+
+// NewSurface builds a triangle surface that need not be closed, such as a
+// piece of cloth: consistently wound (its triangles counter-clockwise
+// seen from the side its normals point to) and edge-manifold (each edge
+// in one or two triangles), with no inside. It answers ray queries
+// (Trace, TraceQuery), finds its own self-collisions (SelfHits, Li &
+// Yamaguchi's Algorithm 1 for open meshes) and deforms (Deform); having
+// no inside, it has no ray-traced contacts with other shapes: backends
+// refuse to register it (Open), and it has no mass. Bad input is a
+// *ShapeError as for NewMesh, without ErrOpenBoundary.
+func NewSurface(vertices []mgl64.Vec3, triangles [][3]int) (*Shape, error) {
+	return newTriangles(vertices, triangles, true)
+}
+
+// Open reports whether s is a surface built by NewSurface (or deformed
+// from one), which has no inside.
+func (s *Shape) Open() bool { return s.open }
+
+// newTriangles is NewMesh, or NewSurface with open.
+func newTriangles(vertices []mgl64.Vec3, triangles [][3]int, open bool) (*Shape, error) {
 	if len(vertices) == 0 || len(triangles) == 0 {
 		return nil, newShapeError(ErrEmpty, fmt.Sprintf("%d vertices, %d triangles", len(vertices), len(triangles)))
 	}
 	if len(vertices) > math.MaxInt32/2 || len(triangles) > math.MaxInt32/4 {
 		return nil, newShapeError(ErrTooLarge, fmt.Sprintf("%d vertices, %d triangles", len(vertices), len(triangles)))
 	}
-	s := &Shape{dim: Dim3, loops: 0}
+	s := &Shape{dim: Dim3, loops: 0, open: open}
 	s.verts = make([][3]float64, len(vertices))
 	for i, v := range vertices {
 		for k := 0; k < 3; k++ {
@@ -381,7 +404,11 @@ func (s *Shape) finish() {
 	// and the exits (a third of a mesh's construction each way), and is
 	// the same grid whichever finishes first.
 	grid := make(chan *outsideGrid, 1)
-	go func() { grid <- buildOutsideGrid(s) }()
+	if s.open {
+		grid <- nil // no inside, no outside
+	} else {
+		go func() { grid <- buildOutsideGrid(s) }()
+	}
 	s.buildBVH()
 	s.buildEdgesInto(new(edgeBuffers))
 	s.exit = make([]uint64, len(s.verts))
@@ -391,7 +418,9 @@ func (s *Shape) finish() {
 	s.blockBoxes()
 	s.vgroups = runBoxesInto(nil, s.verts, s.vorder, groupVertices)
 	s.vleaves = runBoxesInto(nil, s.verts, s.vorder, vertexLeaf)
-	s.mom = s.moments()
+	if !s.open {
+		s.mom = s.moments()
+	}
 }
 
 // finishCommon computes the radius, bounding sphere (improved over

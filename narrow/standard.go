@@ -433,9 +433,12 @@ func (d *Direction) ReachOnly(v int32, t float64) bool {
 }
 
 // CheckPair validates a pair's poses for its shapes: finite, non-zero
-// quaternions (normalised in place), same dimension, and planar poses for
-// 2D shapes.
+// quaternions (normalised in place), same dimension, planar poses for 2D
+// shapes, and shapes with an inside (not NewSurface's: ErrOpenBoundary).
 func CheckPair(pr *Pair, a, b *Shape) error {
+	if a.open || b.open {
+		return fmt.Errorf("%w: a surface (narrow.NewSurface) has no inside to find contacts in", ErrOpenBoundary)
+	}
 	if a.dim != b.dim {
 		return fmt.Errorf("%w: shape A is %dD, shape B is %dD", ErrDimension, a.dim, b.dim)
 	}

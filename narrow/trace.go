@@ -255,9 +255,17 @@ func (q *lineQuery) result() (fwd, bwd Hit) {
 // never changes, so it is computed once per vertex (see exit) and Hermann's
 // "hit before leaving the source object" test is a comparison.
 func (s *Shape) ownExit(v int32) float64 {
-	o, n := s.verts[v], s.vnorm[v]
-	d := [3]float64{-n[0], -n[1], -n[2]}
-	tLo, best := s.tEps, math.Inf(1)
+	n := s.vnorm[v]
+	t, _ := s.rayFrom(v, [3]float64{-n[0], -n[1], -n[2]}, math.Inf(1))
+	return t
+}
+
+// rayFrom returns the smallest t, tEps < t < tMax, at which the ray from
+// vertex v along d meets a primitive of s not incident to v, and that
+// primitive (tMax and -1 if none).
+func (s *Shape) rayFrom(v int32, d [3]float64, tMax float64) (float64, int32) {
+	o := s.verts[v]
+	tLo, best, prim := s.tEps, tMax, int32(-1)
 	scan := func(prims []primData) {
 		for i := range prims {
 			p := &prims[i]
@@ -265,13 +273,13 @@ func (s *Shape) ownExit(v int32) float64 {
 				continue
 			}
 			if t, _, ok := p.intersect(&o, &d); ok && t > tLo && t < best {
-				best = t
+				best, prim = t, p.id
 			}
 		}
 	}
 	if s.fat == nil {
 		scan(s.leaf)
-		return best
+		return best, prim
 	}
 	sr := slabRay{o: o, inv: safeInv(d)}
 	sr.setPlanes()
@@ -293,7 +301,7 @@ func (s *Shape) ownExit(v int32) float64 {
 			sp++
 		}
 	}
-	return best
+	return best, prim
 }
 
 // Occluded reports whether the inward ray of vertex v leaves its own shape
