@@ -160,7 +160,9 @@ func (s *Shape) finishDeform(base *Shape, buf *deformBuffers) {
 	s.finishCommon(0)
 	s.refit(base, buf)
 	s.edges, s.edgeSeg, s.edgeBlocks, s.edgeUp, s.edgeAngles = nil, nil, nil, nil, nil
-	s.deformEdges(base, &buf.edges)
+	if !s.open {
+		s.deformEdges(base, &buf.edges)
+	}
 	// The exits (a ray cast per vertex, a third of the rest) are found
 	// when a query first needs them (exitOf): most vertices of a large
 	// deforming shape are never near another body.

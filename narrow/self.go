@@ -14,10 +14,10 @@ type SelfHit struct {
 	Vertex int32   // the vertex the ray comes from
 	Prim   int32   // the triangle it met (never one of the vertex's own)
 	T      float64 // how far along the ray
-	// Behind reports the "penetrating" case (the paper's Figure 6): the
-	// opposite ray met the triangle, so the vertex lies a distance T past
-	// it, on the side it is moving away from; it went through the
-	// surface, or is about to be left there.
+	// Behind reports a hit of the opposite ray: the triangle lies a
+	// distance T behind the vertex. At T within the vertex's motion, its
+	// path went through the triangle: the paper's "penetrating" case
+	// (Figure 6).
 	Behind bool
 }
 
@@ -25,14 +25,18 @@ type SelfHit struct {
 // shape; meant for cloth, NewSurface, whose open boundary gives no inside
 // to cast Hermann's rays into) and appends them to dst, by Algorithm 1 of
 // Li & Yamaguchi (§5.2): from each vertex v with a non-zero motion[v] (how
-// far it moves this step, in s's frame), a ray along the motion up to
-// |motion[v]| + reach, and the opposite ray up to reach, each against the
-// triangles not incident to v; the nearest hit of each ray is reported
-// (the forward one first). A vertex that does not move casts no ray. The
-// hits come in vertex order, so the result does not depend on anything
-// but s, motion and reach. len(motion) must be s.NumVertices() (else
-// nothing is appended); reach ≥ 0 is the paper's threshold, the
-// surface's thickness, say.
+// far it moved, or will move, this step, in s's frame), a ray along the
+// motion and the opposite ray, each up to |motion[v]| + reach (the
+// paper's threshold: the step's displacement and a margin, the surface's
+// thickness, say), against the triangles not incident to v; the nearest
+// hit of each ray is reported (the forward one first). With s at the
+// step's end, an opposite ray's hit at T ≤ |motion[v]| is the paper's
+// "penetrating" case (its Figure 6): the vertex's path went through that
+// triangle, and it now lies T past it; a forward hit is a collision to
+// come. A vertex that does not move casts no ray. The hits come in vertex
+// order, so the result depends on nothing but s, motion and reach.
+// len(motion) must be s.NumVertices() (else nothing is appended), and
+// reach ≥ 0.
 func (s *Shape) AppendSelfHits(dst []SelfHit, motion []mgl64.Vec3, reach float64) []SelfHit {
 	if len(motion) != len(s.verts) || !(reach >= 0) {
 		return dst
@@ -47,10 +51,8 @@ func (s *Shape) AppendSelfHits(dst []SelfHit, motion []mgl64.Vec3, reach float64
 		if t, p := s.rayFrom(int32(v), d, l+reach); p >= 0 {
 			dst = append(dst, SelfHit{Vertex: int32(v), Prim: p, T: t})
 		}
-		if reach > 0 {
-			if t, p := s.rayFrom(int32(v), [3]float64{-d[0], -d[1], -d[2]}, reach); p >= 0 {
-				dst = append(dst, SelfHit{Vertex: int32(v), Prim: p, T: t, Behind: true})
-			}
+		if t, p := s.rayFrom(int32(v), [3]float64{-d[0], -d[1], -d[2]}, l+reach); p >= 0 {
+			dst = append(dst, SelfHit{Vertex: int32(v), Prim: p, T: t, Behind: true})
 		}
 	}
 	return dst

@@ -112,7 +112,7 @@ func bruteSelf(s *Shape, motion []mgl64.Vec3, reach float64) []SelfHit {
 		if t, p := near(v, d, l+reach); p >= 0 {
 			out = append(out, SelfHit{Vertex: int32(v), Prim: p, T: t})
 		}
-		if t, p := near(v, [3]float64{-d[0], -d[1], -d[2]}, reach); p >= 0 {
+		if t, p := near(v, [3]float64{-d[0], -d[1], -d[2]}, l+reach); p >= 0 {
 			out = append(out, SelfHit{Vertex: int32(v), Prim: p, T: t, Behind: true})
 		}
 	}

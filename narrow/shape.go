@@ -410,7 +410,9 @@ func (s *Shape) finish() {
 		go func() { grid <- buildOutsideGrid(s) }()
 	}
 	s.buildBVH()
-	s.buildEdgesInto(new(edgeBuffers))
+	if !s.open { // edge contacts need an inside; a surface has no pairs
+		s.buildEdgesInto(new(edgeBuffers))
+	}
 	s.exit = make([]uint64, len(s.verts))
 	s.computeExits()
 	s.grid = <-grid
