@@ -51,7 +51,7 @@ type Config struct {
 // at 60 Hz.
 func DefaultConfig() Config {
 	return Config{Nodes: 20, Spacing: 0.4, Dt: 1.0 / 60, Substeps: 4, Iterations: 8,
-		Thickness: 0.02, Gravity: mgl64.Vec3{0, -9.81, 0}, Damping: 0.002, Friction: 0.3, SelfCollision: true}
+		Thickness: 0.05, Gravity: mgl64.Vec3{0, -9.81, 0}, Damping: 0.002, Friction: 0.3, SelfCollision: true}
 }
 
 // ErrConfig is wrapped by the errors of New for a bad configuration.
@@ -113,9 +113,10 @@ type Stats struct {
 	ObstacleDepth float64
 }
 
-// New returns a flat cloth of cfg's nodes in the x–z plane, its corner at
-// origin, on the obstacles given.
-func New(cfg Config, origin mgl64.Vec3, obstacles ...Obstacle) (*Cloth, error) {
+// New returns a flat cloth of cfg's nodes laid out in the x–z plane of
+// place (its corner at place's origin, node (i, j) at (i, 0, j) times the
+// spacing), on the obstacles given.
+func New(cfg Config, place narrow.Pose, obstacles ...Obstacle) (*Cloth, error) {
 	switch {
 	case cfg.Nodes < 2 || cfg.Nodes > 1000:
 		return nil, fmt.Errorf("%w: %d nodes a side (want 2 to 1000)", ErrConfig, cfg.Nodes)
@@ -123,14 +124,19 @@ func New(cfg Config, origin mgl64.Vec3, obstacles ...Obstacle) (*Cloth, error) {
 		return nil, fmt.Errorf("%w: spacing %v, step %v (want finite positive)", ErrConfig, cfg.Spacing, cfg.Dt)
 	case cfg.Substeps < 1 || cfg.Iterations < 1:
 		return nil, fmt.Errorf("%w: %d substeps, %d iterations (want at least 1)", ErrConfig, cfg.Substeps, cfg.Iterations)
-	case !(cfg.Thickness >= 0) || !(cfg.Damping >= 0 && cfg.Damping < 1) || !(cfg.Friction >= 0 && cfg.Friction <= 1) || !finite(cfg.Gravity) || !finite(origin):
-		return nil, fmt.Errorf("%w: thickness %v, damping %v, friction %v, gravity %v, origin %v", ErrConfig, cfg.Thickness, cfg.Damping, cfg.Friction, cfg.Gravity, origin)
+	case !(cfg.Thickness >= 0) || !(cfg.Damping >= 0 && cfg.Damping < 1) || !(cfg.Friction >= 0 && cfg.Friction <= 1) || !finite(cfg.Gravity):
+		return nil, fmt.Errorf("%w: thickness %v, damping %v, friction %v, gravity %v", ErrConfig, cfg.Thickness, cfg.Damping, cfg.Friction, cfg.Gravity)
 	}
+	place, err := narrow.NewPose(place.Pos, place.Rot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: placement: %w", ErrConfig, err)
+	}
+	tr := place.Transform()
 	n := cfg.Nodes
 	c := &Cloth{cfg: cfg}
 	for i := range n {
 		for j := range n {
-			c.x = append(c.x, origin.Add(mgl64.Vec3{float64(i) * cfg.Spacing, 0, float64(j) * cfg.Spacing}))
+			c.x = append(c.x, tr.Apply([3]float64{float64(i) * cfg.Spacing, 0, float64(j) * cfg.Spacing}))
 		}
 	}
 	var tris [][3]int
@@ -295,7 +301,8 @@ const selfPasses = 3
 // (narrow.Shape.AppendSelfHits), and corrects what it finds: a particle
 // whose opposite ray meets another part of the cloth within its motion
 // went through it (the paper's penetrating case) and goes back to the
-// side it came from, a thickness short; one whose forward ray meets a
+// side it came from, a thickness short (at most back to where it
+// started); one whose forward ray meets a
 // part closer than the thickness backs off to that distance. It repeats
 // while a pass corrects a crossing, at most selfPasses times.
 func (c *Cloth) selfCollide() error {
@@ -319,8 +326,9 @@ func (c *Cloth) selfCollide() error {
 			d := m.Mul(1 / l)
 			switch {
 			case hit.Behind && hit.T <= l && i != last:
-				// Back through the triangle, a thickness short of it.
-				c.p[i] = c.p[i].Sub(d.Mul(hit.T + th))
+				// Back through the triangle, a thickness short of it,
+				// but not past where the substep started.
+				c.p[i] = c.p[i].Sub(d.Mul(math.Min(hit.T+th, l)))
 				crossed, last = true, i
 				c.stats.Stopped++
 			case !hit.Behind && hit.T < th:
@@ -415,7 +423,8 @@ func NewCapsuleScene(cfg Config) (*Cloth, error) {
 		return nil, err
 	}
 	lying := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
-	return New(cfg, mgl64.Vec3{-3.8, 1, -3.8},
+	half := float64(cfg.Nodes-1) * cfg.Spacing / 2 // centred over the capsule's middle
+	return New(cfg, narrow.Pose{Pos: mgl64.Vec3{-half, 1, -half}, Rot: mgl64.QuatIdent()},
 		Obstacle{Shape: capsule, Pose: narrow.Pose{Pos: mgl64.Vec3{0, 0.5, 0}, Rot: lying}},
 		Obstacle{Shape: floor, Pose: narrow.Identity})
 }
