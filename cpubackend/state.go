@@ -2,6 +2,7 @@ package cpubackend
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/irtcd/irtcd/internal/binenc"
 	"github.com/irtcd/irtcd/iterative"
@@ -27,6 +28,7 @@ type State struct {
 	// the restoring backend's shapes, and its indices are checked there.
 	decoded bool
 	shapes  []*narrow.Shape // the backend's shapes by ID when saved (nil: released)
+	travel  []float64       // the odometers of their deformations by ID (ReshapeShape)
 	pairs   iterative.Snapshot
 }
 
@@ -55,6 +57,7 @@ func (b *Backend) SaveState(dst *State) error {
 	}
 	dst.params, dst.saved, dst.decoded = b.params, true, false
 	dst.shapes = append(dst.shapes[:0], b.shapes...)
+	dst.travel = append(dst.travel[:0], b.travel...)
 	b.store.Save(&dst.pairs)
 	return nil
 }
@@ -89,6 +92,11 @@ func (b *Backend) RestoreState(src *State) error {
 		if err := src.pairs.Validate(b.Shape); err != nil {
 			return err
 		}
+		for x, t := range src.travel {
+			if b.Shape(narrow.ShapeID(x)) != nil {
+				b.travel[x] = t
+			}
+		}
 		b.store.Restore(&src.pairs, func(x, y narrow.ShapeID) (narrow.ShapeID, narrow.ShapeID, bool) {
 			return x, y, b.Shape(x) != nil && b.Shape(y) != nil
 		})
@@ -119,6 +127,13 @@ func (b *Backend) RestoreState(src *State) error {
 		n, ok := b.remap[s]
 		return n, ok
 	}
+	// Each shape's odometer goes back with the pair states, which measure
+	// their deformations from it (iterative.Rel.Travel).
+	for x := range src.travel {
+		if n, ok := id(narrow.ShapeID(x)); ok {
+			b.travel[n] = src.travel[x]
+		}
+	}
 	b.store.Restore(&src.pairs, func(x, y narrow.ShapeID) (narrow.ShapeID, narrow.ShapeID, bool) {
 		na, okA := id(x)
 		nb, okB := id(y)
@@ -132,8 +147,9 @@ func (b *Backend) RestoreState(src *State) error {
 var stateMagic = []byte("irtcdst\x02")
 
 // AppendBinary appends the state's binary form to b: a header, the
-// backend's parameters, then every pair state (iterative.Snapshot's
-// format). It implements encoding.BinaryAppender. Shapes are not encoded:
+// backend's parameters, the odometers of the shapes' deformations (u32
+// count, f64 each, by shape ID), then every pair state
+// (iterative.Snapshot's format). It implements encoding.BinaryAppender. Shapes are not encoded:
 // the pair states name them by ID, and a backend that restores a decoded
 // state takes the shapes it has under those IDs (see RestoreState).
 func (s *State) AppendBinary(b []byte) ([]byte, error) {
@@ -142,6 +158,8 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = append(b, stateMagic...)
 	b = appendParams(b, &s.params)
+	b = binenc.AppendU32(b, uint32(len(s.travel)))
+	b = binenc.AppendF64s(b, s.travel...)
 	return s.pairs.AppendBinary(b)
 }
 
@@ -164,8 +182,27 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("%w: byte %d: parameters: %v", narrow.ErrBadState, n, err)
 	}
-	if err := s.pairs.UnmarshalBinary(data[n+m:]); err != nil {
-		return fmt.Errorf("after %d bytes of header and parameters: %w", n+m, err)
+	n += m
+	if len(data) < n+4 {
+		return fmt.Errorf("%w: byte %d: the count of shapes' odometers is cut off", narrow.ErrBadState, n)
+	}
+	r := binenc.NewReader(data[n:n+4], narrow.ErrBadState)
+	nt := int(r.U32())
+	if nt > (len(data)-n-4)/8 {
+		return fmt.Errorf("%w: byte %d: %d odometers in %d bytes", narrow.ErrBadState, n, nt, len(data)-n-4)
+	}
+	s.travel = s.travel[:0]
+	for i := range nt {
+		r := binenc.NewReader(data[n+4+8*i:n+12+8*i], narrow.ErrBadState)
+		t := r.F64()
+		if !(t >= 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("%w: byte %d: odometer %d is %v", narrow.ErrBadState, n+4+8*i, i, t)
+		}
+		s.travel = append(s.travel, t)
+	}
+	n += 4 + 8*nt
+	if err := s.pairs.UnmarshalBinary(data[n:]); err != nil {
+		return fmt.Errorf("after %d bytes of header, parameters and odometers: %w", n, err)
 	}
 	s.params, s.saved = p, true
 	return nil

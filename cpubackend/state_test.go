@@ -412,13 +412,14 @@ func TestStateBinaryErrors(t *testing.T) {
 	corrupt := func(vertex int32) []byte {
 		// The last ray of the first state that has one in direction 0
 		// (the format is in iterative/encode.go): the header and the
-		// parameters take 8 + 69 bytes, the count of states 4; a state's
+		// parameters take 8 + 69 bytes, the shapes' odometers 4 + 8 each,
+		// the count of states 4; a state's
 		// direction-0 ray count comes 345 bytes in, its rays (9 bytes
 		// each) after it, then the direction-1 count and rays, then the
 		// count of edge pairs (8 bytes each).
 		b := append([]byte(nil), data...)
 		u32 := func(p int) int { return int(binary.LittleEndian.Uint32(b[p:])) }
-		off := 8 + 69 + 4
+		off := 8 + 69 + 4 + 8*u32(8+69) + 4
 		for range u32(off - 4) {
 			n0 := u32(off + 345)
 			if n0 > 0 {

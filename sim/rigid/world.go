@@ -324,9 +324,12 @@ func (w *World) SetPose(id BodyID, p narrow.Pose) error {
 // included, stays under Eq. 2's threshold. Otherwise the new shape is
 // registered afresh (its pairs take a standard step) and the old one
 // released once no body uses it. Either way the old shape is free to
-// refill, so a deforming body can alternate two shapes with DeformInto. RestoreState gives back the shape pointers that were
-// saved, not their contents: a world rolled back across deformations
-// needs those shapes kept unchanged (Deform, not DeformInto).
+// refill, so a deforming body can alternate two shapes with DeformInto.
+// RestoreState gives back the shape pointers that were saved, not their
+// contents: a world rolled back across deformations needs those shapes
+// kept unchanged (Deform, not DeformInto), and then replays bit for bit
+// (the narrow phase's odometers of deformations go back with its pair
+// states).
 //
 // Bad input is a *BodyError wrapping ErrNilShape, ErrNotMesh, ErrBadMass
 // (a dynamic body's new shape has no positive volume), ErrUnknownBody,
