@@ -83,32 +83,24 @@ func (s *Shape) checkDeform(vertices []mgl64.Vec3) error {
 }
 
 // reset leaves dst empty, its buffers kept for the next DeformInto.
-func (s *Shape) reset() {
-	buf := s.def
-	*s = Shape{def: buf}
-	if buf != nil {
-		buf.base = nil
-	}
-}
+func (s *Shape) reset() { *s = Shape{def: s.def} }
 
 // deformBuffers is the memory a shape filled by DeformInto keeps for the
 // next call.
 type deformBuffers struct {
-	base   *Shape // the shape the buffers were last filled from
-	verts  [][3]float64
-	vnorm  [][3]float64
-	fnorm  [][3]float64
-	leaf   []primData
-	fat    []fatNode
-	exit   []uint64
-	vblk   []AABB
-	vball  [][4]float64
-	vgrp   []AABB
-	vleaf  []AABB
-	comp   []int32
-	stack  []int32
-	edges  edgeBuffers
-	centre [3]float64
+	verts [][3]float64
+	vnorm [][3]float64
+	fnorm [][3]float64
+	leaf  []primData
+	fat   []fatNode
+	exit  []uint64
+	vblk  []AABB
+	vball [][4]float64
+	vgrp  []AABB
+	vleaf []AABB
+	comp  []int32
+	stack []int32
+	edges edgeBuffers
 }
 
 // grow returns b resized to n, reusing its array when it is large enough.
@@ -128,7 +120,6 @@ func (s *Shape) deformFrom(base *Shape, vertices []mgl64.Vec3) error {
 	}
 	*s = Shape{dim: Dim3, open: base.open, def: buf, prims: base.prims, adj: base.adj, compVerts: base.compVerts,
 		vorder: base.vorder, leafOf: base.leafOf, maxDeep: base.maxDeep, loops: base.loops}
-	buf.base = base
 	buf.verts = grow(buf.verts, len(vertices))
 	for i, v := range vertices {
 		buf.verts[i] = v
