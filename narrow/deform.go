@@ -7,32 +7,35 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
-// Deform returns the mesh s with its vertices moved to vertices (one per
-// vertex of s, in the same order): a deformable object's shape at a new
-// time step. The triangles, their adjacency, the vertex blocks and the
-// hierarchy's topology are s's; the hierarchy's boxes are refitted to the
-// new positions rather than rebuilt, as Li & Yamaguchi's pipeline for
-// deformable objects updates its acceleration structure every time step
-// (ray-traced CD for deformable objects, §3 and §3.1), and the normals,
-// convex edges, bounds and mass properties are computed anew (the exit
-// distances of the vertices when a query first needs each). A refitted hierarchy finds exactly what a rebuilt one does (every
-// query is exact whatever the boxes); it only grows slower to traverse as
-// the shape strays far from s. The outside distance grid is not built
-// (it costs more than the rest): culling by it is skipped, with the same
-// results.
+// Deform returns the mesh (or surface, NewSurface) s with its vertices
+// moved to vertices (one per vertex of s, in the same order): a
+// deformable object's shape at a new time step. The triangles, their
+// adjacency, the vertex blocks and the hierarchy's topology are s's; the
+// hierarchy's boxes are refitted to the new positions rather than
+// rebuilt, as Li & Yamaguchi's pipeline for deformable objects updates its
+// acceleration structure every time step (ray-traced CD for deformable
+// objects, §3 and §3.1). The normals, convex edges, bounds and mass
+// properties are computed anew, the bounding sphere about s's centre (so
+// that the centre stays put in the shape's frame), and the exit distances
+// of the vertices when a query first needs each. A refitted hierarchy
+// finds exactly what a rebuilt one does (every query is exact whatever
+// the boxes); it only grows slower to traverse as the shape strays far
+// from s. The outside distance grid is not built (it costs more than all
+// the rest): culling by it is skipped, with the same results.
 //
 // s is not changed, and the new shape shares s's topology (read-only), so
-// s stays valid for the pairs and backends that use it. Register the new
-// shape like any other (a backend starts its pairs afresh with it: their
-// iterative state is for the old shape).
+// s stays valid for the pairs and backends that use it. Hand the new
+// shape to a backend in s's place under s's ID (Reshaper, as
+// adapter.Batch.Reshape does), and its pairs keep their iterative state;
+// registered as a new shape, its pairs start afresh.
 //
 // Bad input is a *ShapeError: a polygon (ErrDimension; rebuild it with
 // NewPolygon), a count other than s.NumVertices() (ErrIndexRange), a NaN or
 // infinite coordinate (ErrNonFinite, Vertex), a triangle squashed to zero
 // area (ErrDegenerate, Prim), a vertex whose faces cancel out
-// (ErrDegenerate, Vertex) or a part of the surface turned inside out
+// (ErrDegenerate, Vertex) or a part of a closed mesh turned inside out
 // (ErrWinding, Prim). A deformation that makes the surface cross itself
-// is not detected.
+// is not detected (for a surface, AppendSelfHits finds where it does).
 func (s *Shape) Deform(vertices []mgl64.Vec3) (*Shape, error) {
 	d := new(Shape)
 	if err := s.DeformInto(d, vertices); err != nil {
