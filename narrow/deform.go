@@ -155,7 +155,10 @@ func (s *Shape) finishDeform(base *Shape, buf *deformBuffers) {
 	s.refit(base, buf)
 	s.edges, s.edgeSeg, s.edgeBlocks, s.edgeUp, s.edgeAngles = nil, nil, nil, nil, nil
 	if !s.open {
-		s.deformEdges(base, &buf.edges)
+		// The same list, in the same order, as NewMesh's: an edge
+		// contact names edges by index, and a backend that rebuilds the
+		// shape from its vertices (the plugin's) must number them alike.
+		s.buildEdgesInto(&buf.edges)
 	}
 	// The exits (a ray cast per vertex, a third of the rest) are found
 	// when a query first needs them (exitOf): most vertices of a large

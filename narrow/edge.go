@@ -84,17 +84,6 @@ type edgeBuffers struct {
 	angles       []float64
 	blocks       []edgeBlockData
 	up           [][]AABB
-	// Deformed shapes: every edge between two triangles (triangle and
-	// slot, from the lower-numbered triangle), in the spatial order of the
-	// first shape deformed with these triangles (candOf: their array).
-	cand   []edgeSlot
-	candOf *[3]int32
-}
-
-// edgeSlot names edge k of triangle tri (see Adjacent).
-type edgeSlot struct {
-	tri  int32
-	slot int32
 }
 
 // convexEdge returns edge k of triangle i as a convex edge (see Edge),
@@ -166,47 +155,6 @@ func (s *Shape) buildEdgesInto(b *edgeBuffers) {
 		b.edges[i] = found[k]
 	}
 	s.setEdges(b)
-}
-
-// deformEdges lists the convex edges of s, base deformed, in memory from
-// b: every edge of base between two triangles, in the spatial order of
-// their midpoints on base (computed once per set of triangles, which
-// deformations share), is tested for
-// convexity on s, so that no sort is needed at each deformation; blocks
-// of consecutive edges stay as compact as base's edges were, and their
-// boxes are recomputed.
-func (s *Shape) deformEdges(base *Shape, b *edgeBuffers) {
-	if b.candOf != &base.prims[0] {
-		b.cand = b.cand[:0]
-		for i := range base.prims {
-			for k, o := range base.adj[i] {
-				if o > int32(i) {
-					b.cand = append(b.cand, edgeSlot{tri: int32(i), slot: int32(k)})
-				}
-			}
-		}
-		b.mid = grow(b.mid, len(b.cand))
-		for j, c := range b.cand {
-			a, z := cornerOf(base.prims[c.tri], int(c.slot))
-			b.mid[j] = scale3(add3(base.verts[a], base.verts[z]), 0.5)
-		}
-		b.order = spatialOrderInto(grow(b.order, len(b.cand)), b.mid)
-		slots := make([]edgeSlot, len(b.cand)) // once per base
-		for j, k := range b.order {
-			slots[j] = b.cand[k]
-		}
-		b.cand, b.candOf = slots, &base.prims[0]
-	}
-	edges := b.edges[:0]
-	for _, c := range b.cand {
-		if e, ok := s.convexEdge(c.tri, int(c.slot)); ok {
-			edges = append(edges, e)
-		}
-	}
-	b.edges = edges
-	if len(edges) > 0 {
-		s.setEdges(b)
-	}
 }
 
 // setEdges makes b.edges (not empty) the shape's convex edges, with their

@@ -1,7 +1,6 @@
 package narrow
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -653,14 +652,56 @@ func splitSpatial(verts [][3]float64, idx []int32) {
 			axis = k
 		}
 	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		if c := cmp.Compare(verts[a][axis], verts[b][axis]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
 	units := (len(idx) + unit - 1) / unit
 	mid := (units + 1) / 2 * unit
+	selectLeast(verts, idx, axis, mid)
 	splitSpatial(verts, idx[:mid])
 	splitSpatial(verts, idx[mid:])
+}
+
+// selectLeast reorders idx so that idx[:k] holds its k least entries by
+// (coordinate axis, then index): a quickselect, linear on average. The
+// order is total (no two entries compare equal), so the two parts hold
+// the entries a sort would put there, which is all splitSpatial needs: it
+// orders the leaves by index, and every level's parts by their own boxes.
+func selectLeast(verts [][3]float64, idx []int32, axis, k int) {
+	less := func(a, b int32) bool {
+		if x, y := verts[a][axis], verts[b][axis]; x != y {
+			return x < y
+		}
+		return a < b
+	}
+	lo, hi := 0, len(idx) // the k-th least lies in idx[lo:hi]
+	for hi-lo > 1 {
+		// Median of three as the pivot, moved to the end.
+		m := lo + (hi-lo)/2
+		a, b, c := lo, m, hi-1
+		if less(idx[b], idx[a]) {
+			a, b = b, a
+		}
+		if less(idx[c], idx[b]) {
+			b = c
+			if less(idx[b], idx[a]) {
+				b = a
+			}
+		}
+		idx[b], idx[hi-1] = idx[hi-1], idx[b]
+		pivot := idx[hi-1]
+		store := lo
+		for i := lo; i < hi-1; i++ {
+			if less(idx[i], pivot) {
+				idx[i], idx[store] = idx[store], idx[i]
+				store++
+			}
+		}
+		idx[store], idx[hi-1] = idx[hi-1], idx[store]
+		switch {
+		case store == k || store == k-1:
+			return // idx[:store] < pivot at store < idx[store+1:]
+		case store < k:
+			lo = store + 1
+		default:
+			hi = store
+		}
+	}
 }
