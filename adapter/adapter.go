@@ -75,20 +75,23 @@ func (b *Batch) Release(s *narrow.Shape) error {
 // old's ID when the backend is a narrow.Reshaper and s is a deformation of
 // old not registered yet, so that the pairs keep their temporal state
 // (their steps stay iterative while the motion, deformation included,
-// stays under Eq. 2's threshold); otherwise old is released and s
-// registered anew (its pairs start afresh). Call it only when no other
+// stays under Eq. 2's threshold); otherwise, or when the backend answers
+// errors.ErrUnsupported, old is released and s registered anew (its pairs
+// start afresh). Call it only when no other
 // body uses old: the backend's old shape becomes s for every pair that
 // names it. It returns s's ID.
 func (b *Batch) Reshape(old, s *narrow.Shape) (narrow.ShapeID, error) {
 	id, ok := b.ids[old]
 	if _, taken := b.ids[s]; ok && !taken && s != old && s.SameTopology(old) {
 		if r, can := b.backend.(narrow.Reshaper); can {
-			if err := r.ReshapeShape(id, s); err != nil {
+			switch err := r.ReshapeShape(id, s); {
+			case err == nil:
+				delete(b.ids, old)
+				b.ids[s] = id
+				return id, nil
+			case !errors.Is(err, errors.ErrUnsupported):
 				return 0, fmt.Errorf("adapter: reshape shape %d: %w", id, err)
 			}
-			delete(b.ids, old)
-			b.ids[s] = id
-			return id, nil
 		}
 	}
 	nid, err := b.Register(s)

@@ -315,7 +315,10 @@ type Backend interface {
 // standard step stays under the threshold (the displacement measure of Li
 // & Yamaguchi's pipeline for pairs with a deformable object, §3.2.2, per
 // shape rather than per vertex). An unknown or released id is
-// ErrUnknownShape.
+// ErrUnknownShape. A backend that can reshape only sometimes (a plugin
+// whose served backend cannot) answers an error wrapping
+// errors.ErrUnsupported and changes nothing; the caller then registers
+// the new shape instead.
 type Reshaper interface {
 	ReshapeShape(id ShapeID, s *Shape) error
 }

@@ -35,6 +35,14 @@
 //     data is dropped on both sides with its last registration. A
 //     restarted plugin gets a placeholder, released at once, in each
 //     released slot, so that later IDs keep their numbers.
+//   - ReshapeShapes replaces registered shapes by deformations of them
+//     under their IDs (Host.ReshapeShape, narrow.Reshaper) before the next
+//     step: the new vertices and the new content's hash; the plugin
+//     deforms its copy (narrow.Shape.Deform), checks the hash, and its
+//     backend's pairs keep their states. A plugin says in its
+//     ConfigureResponse whether its backend can; older plugins say
+//     nothing, and the host's ReshapeShape then answers
+//     errors.ErrUnsupported.
 //   - SaveState and RestoreState (Host.SaveState, Host.RestoreState) carry
 //     the backend's temporal state, for rollback, in cpubackend.State's
 //     binary form: restored after a save, the plugin returns the steps

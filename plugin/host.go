@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -153,18 +154,20 @@ type Host struct {
 
 // process is one running plugin process.
 type process struct {
-	client  *goplugin.Client
-	rpc     pb.NarrowClient
-	conn    *grpc.ClientConn
-	pid     int
-	known   map[[32]byte]bool // shape hashes whose data the process has
-	refs    map[[32]byte]int  // its registered (unreleased) shapes per content hash
-	nshapes int               // host shapes registered with it (IDs 0 to nshapes-1)
-	release []released        // shapes it has that the host released since the last step
-	shm     *region           // the region shared with it, nil: steps go through gRPC
-	seq     uint64            // sequence number of the last DetectShared call
-	ring    bool              // steps are rung through shm's doorbell
-	bell    uint32            // the doorbell's last value
+	client   *goplugin.Client
+	rpc      pb.NarrowClient
+	conn     *grpc.ClientConn
+	pid      int
+	known    map[[32]byte]bool // shape hashes whose data the process has
+	refs     map[[32]byte]int  // its registered (unreleased) shapes per content hash
+	nshapes  int               // host shapes registered with it (IDs 0 to nshapes-1)
+	release  []released        // shapes it has that the host released since the last step
+	reshape  []reshaped        // shapes it has that the host reshaped since the last step
+	reshapes bool              // its backend can reshape (ConfigureResponse.reshapes)
+	shm      *region           // the region shared with it, nil: steps go through gRPC
+	seq      uint64            // sequence number of the last DetectShared call
+	ring     bool              // steps are rung through shm's doorbell
+	bell     uint32            // the doorbell's last value
 }
 
 // released is a shape released by the host that a plugin process still
@@ -172,6 +175,13 @@ type process struct {
 type released struct {
 	id  int32
 	sum [32]byte
+}
+
+// reshaped is a shape a plugin process has that the host reshaped since
+// the last step: its ID and the content hash the process has it under.
+type reshaped struct {
+	id  int32
+	was [32]byte
 }
 
 // ringSlice is the longest a host waits on a rung step's answer before
@@ -309,12 +319,72 @@ func (h *Host) UnregisterShape(id narrow.ShapeID) error {
 	}
 	sum := h.hashes[id]
 	h.shapes[id], h.hashes[id] = nil, [32]byte{}
+	h.unref(sum)
+	if p := h.proc; p != nil && int(id) < p.nshapes {
+		had := sum // the hash the process has it under
+		for k, r := range p.reshape {
+			if r.id == int32(id) { // reshaped, not sent yet: released instead
+				had = r.was
+				p.reshape = slices.Delete(p.reshape, k, k+1)
+				break
+			}
+		}
+		p.release = append(p.release, released{int32(id), had})
+	}
+	return nil
+}
+
+// unref drops a registration of the wire form of hash sum, and the form
+// with its last registration.
+func (h *Host) unref(sum [32]byte) {
 	if h.refs[sum]--; h.refs[sum] <= 0 {
 		delete(h.refs, sum)
 		delete(h.data, sum)
 	}
-	if p := h.proc; p != nil && int(id) < p.nshapes {
-		p.release = append(p.release, released{int32(id), sum})
+}
+
+// ReshapeShape replaces shape id by s, a deformation of it (see
+// narrow.Reshaper): the plugin process gets the new vertex positions
+// before the next step and deforms its own copy, so that its pairs keep
+// their temporal state; a restarted process registers the shape as it is
+// now. Another topology is narrow.ErrBadParams, an unknown or released ID
+// narrow.ErrUnknownShape. A plugin whose backend cannot reshape
+// (ConfigureResponse.reshapes) makes it an error wrapping
+// errors.ErrUnsupported, and nothing changes: register the new shape
+// instead (adapter.Batch.Reshape does).
+func (h *Host) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return narrow.ErrBackendClosed
+	}
+	if id < 0 || int(id) >= len(h.shapes) || h.shapes[id] == nil {
+		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
+	}
+	if s == nil || !s.SameTopology(h.shapes[id]) {
+		return fmt.Errorf("%w: shape %d can only be replaced by a deformation of it (the same triangles over as many vertices)", narrow.ErrBadParams, id)
+	}
+	if p := h.proc; h.fallback == nil && p != nil && !p.reshapes {
+		return fmt.Errorf("plugin: reshape shape %d: %w: the plugin's backend cannot reshape", id, errors.ErrUnsupported)
+	}
+	d, err := encodeShape(s)
+	if err != nil {
+		return err
+	}
+	if h.fallback != nil {
+		if err := h.fallback.ReshapeShape(id, s); err != nil {
+			return err
+		}
+	}
+	sum, old := shapeHash(d), h.hashes[id]
+	if _, ok := h.data[sum]; !ok {
+		h.data[sum] = d
+	}
+	h.refs[sum]++
+	h.unref(old)
+	h.shapes[id], h.hashes[id] = s, sum
+	if p := h.proc; p != nil && int(id) < p.nshapes && !slices.ContainsFunc(p.reshape, func(r reshaped) bool { return r.id == int32(id) }) {
+		p.reshape = append(p.reshape, reshaped{int32(id), old})
 	}
 	return nil
 }
@@ -381,7 +451,7 @@ func (h *Host) Detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Resu
 // not have yet (within the start timeout, as building them may take a
 // while), then the step (within the step timeout).
 func (h *Host) detect(ctx context.Context, pairs []narrow.Pair, res *narrow.Result) error {
-	if h.proc.nshapes < len(h.shapes) || len(h.proc.release) > 0 {
+	if h.proc.nshapes < len(h.shapes) || len(h.proc.release) > 0 || len(h.proc.reshape) > 0 {
 		fctx, cancel := context.WithTimeout(ctx, h.cfg.startTimeout)
 		err := h.flush(fctx)
 		cancel()
@@ -656,6 +726,33 @@ func (h *Host) flush(ctx context.Context) error {
 		}
 		p.nshapes += len(req.Shapes)
 	}
+	// The shapes reshaped since the last step, their vertices as they are
+	// now; the process then holds each under its new hash.
+	for len(p.reshape) > 0 {
+		req := &pb.ReshapeShapesRequest{}
+		size := 0
+		for _, r := range p.reshape {
+			n := h.shapes[r.id].NumVertices() * vertexStride
+			if len(req.Shapes) > 0 && size+n+64 > h.cfg.maxMsg/2 {
+				break
+			}
+			sum := h.hashes[r.id]
+			req.Shapes = append(req.Shapes, &pb.ReshapeEntry{Id: r.id, Hash: sum[:], Vertices: h.data[sum].GetVertices()})
+			size += n + 64
+		}
+		if _, err := p.rpc.ReshapeShapes(ctx, req); err != nil {
+			return err
+		}
+		for _, r := range p.reshape[:len(req.Shapes)] {
+			if p.refs[r.was]--; p.refs[r.was] <= 0 {
+				delete(p.refs, r.was)
+				delete(p.known, r.was)
+			}
+			p.refs[h.hashes[r.id]]++
+		}
+		p.reshape = p.reshape[len(req.Shapes):]
+	}
+	p.reshape = nil
 	return nil
 }
 
@@ -713,7 +810,7 @@ func (h *Host) start(ctx context.Context) error {
 	if rc := client.ReattachConfig(); rc != nil && rc.Pid > 0 {
 		pid = rc.Pid
 	}
-	h.proc = &process{client: client, rpc: rpc, conn: r.conn, pid: pid, known: make(map[[32]byte]bool), refs: make(map[[32]byte]int)}
+	h.proc = &process{client: client, rpc: rpc, conn: r.conn, pid: pid, known: make(map[[32]byte]bool), refs: make(map[[32]byte]int), reshapes: resp.GetReshapes()}
 	h.pid.Store(int64(pid))
 	if h.cfg.shared {
 		if err := h.mapRegion(cctx, h.proc); err != nil {

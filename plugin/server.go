@@ -100,6 +100,7 @@ type Server struct {
 	nshapes int                        // shapes registered with be
 	byHash  map[[32]byte]*narrow.Shape // the shapes received, by content hash, while registered
 	hashOf  [][32]byte                 // by ID: the content hash of each shape registered with be
+	shapeOf []*narrow.Shape            // by ID: the shape registered with be (or reshaped since)
 	live    []bool                     // by ID: registered and not released
 	refs    map[[32]byte]int           // live IDs per content hash
 	pairs   []narrow.Pair              // scratch of Detect
@@ -170,7 +171,7 @@ func (s *Server) Configure(_ context.Context, req *pb.ConfigureRequest) (*pb.Con
 	if s.be != nil {
 		s.be.Close()
 		s.be, s.nshapes = nil, 0
-		s.hashOf, s.live = s.hashOf[:0], s.live[:0]
+		s.hashOf, s.live, s.shapeOf = s.hashOf[:0], s.live[:0], s.shapeOf[:0]
 		clear(s.refs)
 	}
 	be, err := s.factory(p, int(req.GetWorkers()), s.log)
@@ -181,7 +182,8 @@ func (s *Server) Configure(_ context.Context, req *pb.ConfigureRequest) (*pb.Con
 	desc := fmt.Sprintf("%T", be)
 	s.log.Info("irtcd plugin: backend configured", "backend", desc, "method", p.Method.String(),
 		"traversal", p.Traversal.String(), "response", p.Response.String(), "workers", req.GetWorkers())
-	return &pb.ConfigureResponse{Pid: int64(os.Getpid()), Backend: desc, FusesMultiplyAdd: narrow.FusesMultiplyAdd()}, nil
+	_, reshapes := be.(narrow.Reshaper)
+	return &pb.ConfigureResponse{Pid: int64(os.Getpid()), Backend: desc, FusesMultiplyAdd: narrow.FusesMultiplyAdd(), Reshapes: reshapes}, nil
 }
 
 // RegisterShapes registers shapes in order. An entry without data must name
@@ -251,7 +253,64 @@ func (s *Server) register(sh *narrow.Shape, key [32]byte) error {
 	s.nshapes++
 	s.hashOf = append(s.hashOf, key)
 	s.live = append(s.live, true)
+	s.shapeOf = append(s.shapeOf, sh)
 	return nil
+}
+
+// ReshapeShapes replaces registered shapes by deformations of them
+// (narrow.Shape.Deform of the shape held, to the vertices sent) under
+// their IDs, with the served backend's narrow.Reshaper. The new shape's
+// content is not kept by hash (it was never sent whole): its ID counts
+// under the new hash until released or reshaped again, as the host
+// counts it. On error the entries before the failing one stay reshaped.
+func (s *Server) ReshapeShapes(_ context.Context, req *pb.ReshapeShapesRequest) (*pb.ReshapeShapesResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.be == nil {
+		return nil, status.Error(codes.FailedPrecondition, "reshape shapes: not configured")
+	}
+	r, ok := s.be.(narrow.Reshaper)
+	if !ok {
+		return nil, status.Errorf(codes.Unimplemented, "reshape shapes: the served backend (%T) cannot reshape", s.be)
+	}
+	for i, e := range req.GetShapes() {
+		id := e.GetId()
+		if id < 0 || int(id) >= s.nshapes || !s.live[id] {
+			return nil, status.Errorf(codes.InvalidArgument, "reshape shapes: entry %d: shape %d is not registered", i, id)
+		}
+		cur := s.shapeOf[id]
+		vs := e.GetVertices()
+		if len(e.GetHash()) != 32 || len(vs) != cur.NumVertices()*vertexStride {
+			return nil, status.Errorf(codes.InvalidArgument, "reshape shapes: entry %d: %d bytes of vertices for %d vertices, hash of %d bytes", i, len(vs), cur.NumVertices(), len(e.GetHash()))
+		}
+		verts := make([]mgl64.Vec3, cur.NumVertices())
+		for v := range verts {
+			verts[v] = getVec3(vs[v*vertexStride:])
+		}
+		next, err := cur.Deform(verts)
+		if err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "reshape shapes: entry %d: %v", i, err)
+		}
+		d, err := encodeShape(next)
+		if err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "reshape shapes: entry %d: %v", i, err)
+		}
+		key := [32]byte(e.GetHash())
+		if shapeHash(d) != key {
+			return nil, status.Errorf(codes.InvalidArgument, "reshape shapes: entry %d: content does not match its hash", i)
+		}
+		if err := r.ReshapeShape(narrow.ShapeID(id), next); err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "reshape shapes: entry %d: %v", i, err)
+		}
+		old := s.hashOf[id]
+		if s.refs[old]--; s.refs[old] <= 0 {
+			delete(s.refs, old)
+			delete(s.byHash, old)
+		}
+		s.hashOf[id], s.shapeOf[id] = key, next
+		s.refs[key]++
+	}
+	return &pb.ReshapeShapesResponse{}, nil
 }
 
 // UnregisterShapes releases registered shapes, in order. A shape's data is

@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -42,6 +44,16 @@ type faultBackend struct {
 	narrow.Backend
 	path string
 	log  *slog.Logger
+}
+
+// ReshapeShape forwards to the served backend's (narrow.Reshaper), or
+// says it cannot.
+func (b *faultBackend) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
+	r, ok := b.Backend.(narrow.Reshaper)
+	if !ok {
+		return fmt.Errorf("%T: %w", b.Backend, errors.ErrUnsupported)
+	}
+	return r.ReshapeShape(id, s)
 }
 
 // Detect consumes the fault file, if any, and acts on it before the step.

@@ -399,8 +399,12 @@ type ConfigureResponse struct {
 	// compute contacts that differ in their last bits. Plugins older than
 	// this field leave it false.
 	FusesMultiplyAdd bool `protobuf:"varint,3,opt,name=fuses_multiply_add,json=fusesMultiplyAdd,proto3" json:"fuses_multiply_add,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Whether the served backend can replace a shape by a deformation of it
+	// (narrow.Reshaper, ReshapeShapes). Plugins older than this field leave
+	// it false, and the host then registers deformed shapes afresh.
+	Reshapes      bool `protobuf:"varint,4,opt,name=reshapes,proto3" json:"reshapes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConfigureResponse) Reset() {
@@ -450,6 +454,13 @@ func (x *ConfigureResponse) GetBackend() string {
 func (x *ConfigureResponse) GetFusesMultiplyAdd() bool {
 	if x != nil {
 		return x.FusesMultiplyAdd
+	}
+	return false
+}
+
+func (x *ConfigureResponse) GetReshapes() bool {
+	if x != nil {
+		return x.Reshapes
 	}
 	return false
 }
@@ -767,6 +778,149 @@ func (*UnregisterShapesResponse) Descriptor() ([]byte, []int) {
 	return file_irtcd_proto_rawDescGZIP(), []int{12}
 }
 
+// ReshapeEntry is one registered shape's new vertices.
+type ReshapeEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The content hash of the shape's new wire form (as ShapeEntry's).
+	Hash []byte `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
+	// The new vertex coordinates: 3 float64 per vertex, as Shape.vertices.
+	Vertices      []byte `protobuf:"bytes,3,opt,name=vertices,proto3" json:"vertices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReshapeEntry) Reset() {
+	*x = ReshapeEntry{}
+	mi := &file_irtcd_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReshapeEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReshapeEntry) ProtoMessage() {}
+
+func (x *ReshapeEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReshapeEntry.ProtoReflect.Descriptor instead.
+func (*ReshapeEntry) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReshapeEntry) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ReshapeEntry) GetHash() []byte {
+	if x != nil {
+		return x.Hash
+	}
+	return nil
+}
+
+func (x *ReshapeEntry) GetVertices() []byte {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+type ReshapeShapesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Shapes        []*ReshapeEntry        `protobuf:"bytes,1,rep,name=shapes,proto3" json:"shapes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReshapeShapesRequest) Reset() {
+	*x = ReshapeShapesRequest{}
+	mi := &file_irtcd_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReshapeShapesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReshapeShapesRequest) ProtoMessage() {}
+
+func (x *ReshapeShapesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReshapeShapesRequest.ProtoReflect.Descriptor instead.
+func (*ReshapeShapesRequest) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ReshapeShapesRequest) GetShapes() []*ReshapeEntry {
+	if x != nil {
+		return x.Shapes
+	}
+	return nil
+}
+
+type ReshapeShapesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReshapeShapesResponse) Reset() {
+	*x = ReshapeShapesResponse{}
+	mi := &file_irtcd_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReshapeShapesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReshapeShapesResponse) ProtoMessage() {}
+
+func (x *ReshapeShapesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_irtcd_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReshapeShapesResponse.ProtoReflect.Descriptor instead.
+func (*ReshapeShapesResponse) Descriptor() ([]byte, []int) {
+	return file_irtcd_proto_rawDescGZIP(), []int{15}
+}
+
 type DetectRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The host's step counter (for logs only).
@@ -788,7 +942,7 @@ type DetectRequest struct {
 
 func (x *DetectRequest) Reset() {
 	*x = DetectRequest{}
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -800,7 +954,7 @@ func (x *DetectRequest) String() string {
 func (*DetectRequest) ProtoMessage() {}
 
 func (x *DetectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[13]
+	mi := &file_irtcd_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -813,7 +967,7 @@ func (x *DetectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectRequest.ProtoReflect.Descriptor instead.
 func (*DetectRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{13}
+	return file_irtcd_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DetectRequest) GetStep() uint64 {
@@ -874,7 +1028,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -886,7 +1040,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[14]
+	mi := &file_irtcd_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -899,7 +1053,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{14}
+	return file_irtcd_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Stats) GetPairs() int64 {
@@ -1018,7 +1172,7 @@ type PairFailure struct {
 
 func (x *PairFailure) Reset() {
 	*x = PairFailure{}
-	mi := &file_irtcd_proto_msgTypes[15]
+	mi := &file_irtcd_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1184,7 @@ func (x *PairFailure) String() string {
 func (*PairFailure) ProtoMessage() {}
 
 func (x *PairFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[15]
+	mi := &file_irtcd_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1197,7 @@ func (x *PairFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PairFailure.ProtoReflect.Descriptor instead.
 func (*PairFailure) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{15}
+	return file_irtcd_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PairFailure) GetIndex() uint32 {
@@ -1111,7 +1265,7 @@ type DetectResponse struct {
 
 func (x *DetectResponse) Reset() {
 	*x = DetectResponse{}
-	mi := &file_irtcd_proto_msgTypes[16]
+	mi := &file_irtcd_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1277,7 @@ func (x *DetectResponse) String() string {
 func (*DetectResponse) ProtoMessage() {}
 
 func (x *DetectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[16]
+	mi := &file_irtcd_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1290,7 @@ func (x *DetectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectResponse.ProtoReflect.Descriptor instead.
 func (*DetectResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{16}
+	return file_irtcd_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DetectResponse) GetPairs() []byte {
@@ -1223,7 +1377,7 @@ type MapSharedRequest struct {
 
 func (x *MapSharedRequest) Reset() {
 	*x = MapSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[17]
+	mi := &file_irtcd_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1235,7 +1389,7 @@ func (x *MapSharedRequest) String() string {
 func (*MapSharedRequest) ProtoMessage() {}
 
 func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[17]
+	mi := &file_irtcd_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1248,7 +1402,7 @@ func (x *MapSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapSharedRequest.ProtoReflect.Descriptor instead.
 func (*MapSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{17}
+	return file_irtcd_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MapSharedRequest) GetPath() string {
@@ -1275,7 +1429,7 @@ type MapSharedResponse struct {
 
 func (x *MapSharedResponse) Reset() {
 	*x = MapSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[18]
+	mi := &file_irtcd_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1441,7 @@ func (x *MapSharedResponse) String() string {
 func (*MapSharedResponse) ProtoMessage() {}
 
 func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[18]
+	mi := &file_irtcd_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1454,7 @@ func (x *MapSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapSharedResponse.ProtoReflect.Descriptor instead.
 func (*MapSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{18}
+	return file_irtcd_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MapSharedResponse) GetRing() bool {
@@ -1320,7 +1474,7 @@ type TakeSharedRequest struct {
 
 func (x *TakeSharedRequest) Reset() {
 	*x = TakeSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[19]
+	mi := &file_irtcd_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1332,7 +1486,7 @@ func (x *TakeSharedRequest) String() string {
 func (*TakeSharedRequest) ProtoMessage() {}
 
 func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[19]
+	mi := &file_irtcd_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1345,7 +1499,7 @@ func (x *TakeSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeSharedRequest.ProtoReflect.Descriptor instead.
 func (*TakeSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{19}
+	return file_irtcd_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TakeSharedRequest) GetSeq() uint64 {
@@ -1374,7 +1528,7 @@ type DetectSharedRequest struct {
 
 func (x *DetectSharedRequest) Reset() {
 	*x = DetectSharedRequest{}
-	mi := &file_irtcd_proto_msgTypes[20]
+	mi := &file_irtcd_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1540,7 @@ func (x *DetectSharedRequest) String() string {
 func (*DetectSharedRequest) ProtoMessage() {}
 
 func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[20]
+	mi := &file_irtcd_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1553,7 @@ func (x *DetectSharedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedRequest.ProtoReflect.Descriptor instead.
 func (*DetectSharedRequest) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{20}
+	return file_irtcd_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DetectSharedRequest) GetStep() uint64 {
@@ -1463,7 +1617,7 @@ type DetectSharedResponse struct {
 
 func (x *DetectSharedResponse) Reset() {
 	*x = DetectSharedResponse{}
-	mi := &file_irtcd_proto_msgTypes[21]
+	mi := &file_irtcd_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1475,7 +1629,7 @@ func (x *DetectSharedResponse) String() string {
 func (*DetectSharedResponse) ProtoMessage() {}
 
 func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_irtcd_proto_msgTypes[21]
+	mi := &file_irtcd_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1488,7 +1642,7 @@ func (x *DetectSharedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectSharedResponse.ProtoReflect.Descriptor instead.
 func (*DetectSharedResponse) Descriptor() ([]byte, []int) {
-	return file_irtcd_proto_rawDescGZIP(), []int{21}
+	return file_irtcd_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DetectSharedResponse) GetSeq() uint64 {
@@ -1550,11 +1704,12 @@ const file_irtcd_proto_rawDesc = "" +
 	"edge_angle\x18\r \x01(\x01R\tedgeAngle\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
-	"\aworkers\x18\x02 \x01(\x05R\aworkers\"m\n" +
+	"\aworkers\x18\x02 \x01(\x05R\aworkers\"\x89\x01\n" +
 	"\x11ConfigureResponse\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x03R\x03pid\x12\x18\n" +
 	"\abackend\x18\x02 \x01(\tR\abackend\x12,\n" +
-	"\x12fuses_multiply_add\x18\x03 \x01(\bR\x10fusesMultiplyAdd\"a\n" +
+	"\x12fuses_multiply_add\x18\x03 \x01(\bR\x10fusesMultiplyAdd\x12\x1a\n" +
+	"\breshapes\x18\x04 \x01(\bR\breshapes\"a\n" +
 	"\x05Shape\x12\x10\n" +
 	"\x03dim\x18\x01 \x01(\rR\x03dim\x12\x1a\n" +
 	"\bvertices\x18\x02 \x01(\fR\bvertices\x12\x14\n" +
@@ -1571,7 +1726,14 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x03ids\x18\x01 \x03(\x05R\x03ids\"+\n" +
 	"\x17UnregisterShapesRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\x05R\x03ids\"\x1a\n" +
-	"\x18UnregisterShapesResponse\"\x86\x01\n" +
+	"\x18UnregisterShapesResponse\"N\n" +
+	"\fReshapeEntry\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04hash\x18\x02 \x01(\fR\x04hash\x12\x1a\n" +
+	"\bvertices\x18\x03 \x01(\fR\bvertices\"M\n" +
+	"\x14ReshapeShapesRequest\x125\n" +
+	"\x06shapes\x18\x01 \x03(\v2\x1d.irtcd.plugin.v1.ReshapeEntryR\x06shapes\"\x17\n" +
+	"\x15ReshapeShapesResponse\"\x86\x01\n" +
 	"\rDetectRequest\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\x04R\x04step\x12\x1b\n" +
 	"\tnum_pairs\x18\x02 \x01(\rR\bnumPairs\x12\x14\n" +
@@ -1628,11 +1790,12 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12'\n" +
 	"\x0fresponse_length\x18\x02 \x01(\x04R\x0eresponseLength\x127\n" +
 	"\x06inline\x18\x03 \x01(\v2\x1f.irtcd.plugin.v1.DetectResponseR\x06inline\x12#\n" +
-	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\xae\x06\n" +
+	"\rresponse_size\x18\x04 \x01(\x04R\fresponseSize2\x8e\a\n" +
 	"\x06Narrow\x12R\n" +
 	"\tConfigure\x12!.irtcd.plugin.v1.ConfigureRequest\x1a\".irtcd.plugin.v1.ConfigureResponse\x12a\n" +
 	"\x0eRegisterShapes\x12&.irtcd.plugin.v1.RegisterShapesRequest\x1a'.irtcd.plugin.v1.RegisterShapesResponse\x12g\n" +
-	"\x10UnregisterShapes\x12(.irtcd.plugin.v1.UnregisterShapesRequest\x1a).irtcd.plugin.v1.UnregisterShapesResponse\x12I\n" +
+	"\x10UnregisterShapes\x12(.irtcd.plugin.v1.UnregisterShapesRequest\x1a).irtcd.plugin.v1.UnregisterShapesResponse\x12^\n" +
+	"\rReshapeShapes\x12%.irtcd.plugin.v1.ReshapeShapesRequest\x1a&.irtcd.plugin.v1.ReshapeShapesResponse\x12I\n" +
 	"\x06Detect\x12\x1e.irtcd.plugin.v1.DetectRequest\x1a\x1f.irtcd.plugin.v1.DetectResponse\x12R\n" +
 	"\tMapShared\x12!.irtcd.plugin.v1.MapSharedRequest\x1a\".irtcd.plugin.v1.MapSharedResponse\x12[\n" +
 	"\fDetectShared\x12$.irtcd.plugin.v1.DetectSharedRequest\x1a%.irtcd.plugin.v1.DetectSharedResponse\x12W\n" +
@@ -1653,7 +1816,7 @@ func file_irtcd_proto_rawDescGZIP() []byte {
 	return file_irtcd_proto_rawDescData
 }
 
-var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_irtcd_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_irtcd_proto_goTypes = []any{
 	(*SaveStateRequest)(nil),         // 0: irtcd.plugin.v1.SaveStateRequest
 	(*SaveStateResponse)(nil),        // 1: irtcd.plugin.v1.SaveStateResponse
@@ -1668,46 +1831,52 @@ var file_irtcd_proto_goTypes = []any{
 	(*RegisterShapesResponse)(nil),   // 10: irtcd.plugin.v1.RegisterShapesResponse
 	(*UnregisterShapesRequest)(nil),  // 11: irtcd.plugin.v1.UnregisterShapesRequest
 	(*UnregisterShapesResponse)(nil), // 12: irtcd.plugin.v1.UnregisterShapesResponse
-	(*DetectRequest)(nil),            // 13: irtcd.plugin.v1.DetectRequest
-	(*Stats)(nil),                    // 14: irtcd.plugin.v1.Stats
-	(*PairFailure)(nil),              // 15: irtcd.plugin.v1.PairFailure
-	(*DetectResponse)(nil),           // 16: irtcd.plugin.v1.DetectResponse
-	(*MapSharedRequest)(nil),         // 17: irtcd.plugin.v1.MapSharedRequest
-	(*MapSharedResponse)(nil),        // 18: irtcd.plugin.v1.MapSharedResponse
-	(*TakeSharedRequest)(nil),        // 19: irtcd.plugin.v1.TakeSharedRequest
-	(*DetectSharedRequest)(nil),      // 20: irtcd.plugin.v1.DetectSharedRequest
-	(*DetectSharedResponse)(nil),     // 21: irtcd.plugin.v1.DetectSharedResponse
+	(*ReshapeEntry)(nil),             // 13: irtcd.plugin.v1.ReshapeEntry
+	(*ReshapeShapesRequest)(nil),     // 14: irtcd.plugin.v1.ReshapeShapesRequest
+	(*ReshapeShapesResponse)(nil),    // 15: irtcd.plugin.v1.ReshapeShapesResponse
+	(*DetectRequest)(nil),            // 16: irtcd.plugin.v1.DetectRequest
+	(*Stats)(nil),                    // 17: irtcd.plugin.v1.Stats
+	(*PairFailure)(nil),              // 18: irtcd.plugin.v1.PairFailure
+	(*DetectResponse)(nil),           // 19: irtcd.plugin.v1.DetectResponse
+	(*MapSharedRequest)(nil),         // 20: irtcd.plugin.v1.MapSharedRequest
+	(*MapSharedResponse)(nil),        // 21: irtcd.plugin.v1.MapSharedResponse
+	(*TakeSharedRequest)(nil),        // 22: irtcd.plugin.v1.TakeSharedRequest
+	(*DetectSharedRequest)(nil),      // 23: irtcd.plugin.v1.DetectSharedRequest
+	(*DetectSharedResponse)(nil),     // 24: irtcd.plugin.v1.DetectSharedResponse
 }
 var file_irtcd_proto_depIdxs = []int32{
 	4,  // 0: irtcd.plugin.v1.ConfigureRequest.params:type_name -> irtcd.plugin.v1.Params
 	7,  // 1: irtcd.plugin.v1.ShapeEntry.data:type_name -> irtcd.plugin.v1.Shape
 	8,  // 2: irtcd.plugin.v1.RegisterShapesRequest.shapes:type_name -> irtcd.plugin.v1.ShapeEntry
-	14, // 3: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
-	15, // 4: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
-	16, // 5: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
-	5,  // 6: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
-	9,  // 7: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
-	11, // 8: irtcd.plugin.v1.Narrow.UnregisterShapes:input_type -> irtcd.plugin.v1.UnregisterShapesRequest
-	13, // 9: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
-	17, // 10: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
-	20, // 11: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
-	19, // 12: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
-	0,  // 13: irtcd.plugin.v1.Narrow.SaveState:input_type -> irtcd.plugin.v1.SaveStateRequest
-	2,  // 14: irtcd.plugin.v1.Narrow.RestoreState:input_type -> irtcd.plugin.v1.RestoreStateRequest
-	6,  // 15: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
-	10, // 16: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
-	12, // 17: irtcd.plugin.v1.Narrow.UnregisterShapes:output_type -> irtcd.plugin.v1.UnregisterShapesResponse
-	16, // 18: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
-	18, // 19: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
-	21, // 20: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	21, // 21: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
-	1,  // 22: irtcd.plugin.v1.Narrow.SaveState:output_type -> irtcd.plugin.v1.SaveStateResponse
-	3,  // 23: irtcd.plugin.v1.Narrow.RestoreState:output_type -> irtcd.plugin.v1.RestoreStateResponse
-	15, // [15:24] is the sub-list for method output_type
-	6,  // [6:15] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	13, // 3: irtcd.plugin.v1.ReshapeShapesRequest.shapes:type_name -> irtcd.plugin.v1.ReshapeEntry
+	17, // 4: irtcd.plugin.v1.DetectResponse.stats:type_name -> irtcd.plugin.v1.Stats
+	18, // 5: irtcd.plugin.v1.DetectResponse.failures:type_name -> irtcd.plugin.v1.PairFailure
+	19, // 6: irtcd.plugin.v1.DetectSharedResponse.inline:type_name -> irtcd.plugin.v1.DetectResponse
+	5,  // 7: irtcd.plugin.v1.Narrow.Configure:input_type -> irtcd.plugin.v1.ConfigureRequest
+	9,  // 8: irtcd.plugin.v1.Narrow.RegisterShapes:input_type -> irtcd.plugin.v1.RegisterShapesRequest
+	11, // 9: irtcd.plugin.v1.Narrow.UnregisterShapes:input_type -> irtcd.plugin.v1.UnregisterShapesRequest
+	14, // 10: irtcd.plugin.v1.Narrow.ReshapeShapes:input_type -> irtcd.plugin.v1.ReshapeShapesRequest
+	16, // 11: irtcd.plugin.v1.Narrow.Detect:input_type -> irtcd.plugin.v1.DetectRequest
+	20, // 12: irtcd.plugin.v1.Narrow.MapShared:input_type -> irtcd.plugin.v1.MapSharedRequest
+	23, // 13: irtcd.plugin.v1.Narrow.DetectShared:input_type -> irtcd.plugin.v1.DetectSharedRequest
+	22, // 14: irtcd.plugin.v1.Narrow.TakeShared:input_type -> irtcd.plugin.v1.TakeSharedRequest
+	0,  // 15: irtcd.plugin.v1.Narrow.SaveState:input_type -> irtcd.plugin.v1.SaveStateRequest
+	2,  // 16: irtcd.plugin.v1.Narrow.RestoreState:input_type -> irtcd.plugin.v1.RestoreStateRequest
+	6,  // 17: irtcd.plugin.v1.Narrow.Configure:output_type -> irtcd.plugin.v1.ConfigureResponse
+	10, // 18: irtcd.plugin.v1.Narrow.RegisterShapes:output_type -> irtcd.plugin.v1.RegisterShapesResponse
+	12, // 19: irtcd.plugin.v1.Narrow.UnregisterShapes:output_type -> irtcd.plugin.v1.UnregisterShapesResponse
+	15, // 20: irtcd.plugin.v1.Narrow.ReshapeShapes:output_type -> irtcd.plugin.v1.ReshapeShapesResponse
+	19, // 21: irtcd.plugin.v1.Narrow.Detect:output_type -> irtcd.plugin.v1.DetectResponse
+	21, // 22: irtcd.plugin.v1.Narrow.MapShared:output_type -> irtcd.plugin.v1.MapSharedResponse
+	24, // 23: irtcd.plugin.v1.Narrow.DetectShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	24, // 24: irtcd.plugin.v1.Narrow.TakeShared:output_type -> irtcd.plugin.v1.DetectSharedResponse
+	1,  // 25: irtcd.plugin.v1.Narrow.SaveState:output_type -> irtcd.plugin.v1.SaveStateResponse
+	3,  // 26: irtcd.plugin.v1.Narrow.RestoreState:output_type -> irtcd.plugin.v1.RestoreStateResponse
+	17, // [17:27] is the sub-list for method output_type
+	7,  // [7:17] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_irtcd_proto_init() }
@@ -1721,7 +1890,7 @@ func file_irtcd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_irtcd_proto_rawDesc), len(file_irtcd_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

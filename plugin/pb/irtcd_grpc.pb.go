@@ -33,6 +33,7 @@ const (
 	Narrow_Configure_FullMethodName        = "/irtcd.plugin.v1.Narrow/Configure"
 	Narrow_RegisterShapes_FullMethodName   = "/irtcd.plugin.v1.Narrow/RegisterShapes"
 	Narrow_UnregisterShapes_FullMethodName = "/irtcd.plugin.v1.Narrow/UnregisterShapes"
+	Narrow_ReshapeShapes_FullMethodName    = "/irtcd.plugin.v1.Narrow/ReshapeShapes"
 	Narrow_Detect_FullMethodName           = "/irtcd.plugin.v1.Narrow/Detect"
 	Narrow_MapShared_FullMethodName        = "/irtcd.plugin.v1.Narrow/MapShared"
 	Narrow_DetectShared_FullMethodName     = "/irtcd.plugin.v1.Narrow/DetectShared"
@@ -55,6 +56,13 @@ type NarrowClient interface {
 	// UnregisterShapes releases registered shapes (narrow.Backend's
 	// UnregisterShape); IDs are not given again.
 	UnregisterShapes(ctx context.Context, in *UnregisterShapesRequest, opts ...grpc.CallOption) (*UnregisterShapesResponse, error)
+	// ReshapeShapes replaces registered shapes by deformations of them
+	// under their IDs (narrow.Reshaper): new vertex positions, the same
+	// triangles. The served backend's pairs keep their temporal state. A
+	// served backend that cannot reshape answers Unimplemented; an unknown
+	// or released ID, a vertex count other than the shape's, or a hash that
+	// does not match, InvalidArgument.
+	ReshapeShapes(ctx context.Context, in *ReshapeShapesRequest, opts ...grpc.CallOption) (*ReshapeShapesResponse, error)
 	// Detect runs one step: one request, one response.
 	Detect(ctx context.Context, in *DetectRequest, opts ...grpc.CallOption) (*DetectResponse, error)
 	// MapShared maps the shared-memory region of later DetectShared calls
@@ -109,6 +117,15 @@ func (c *narrowClient) RegisterShapes(ctx context.Context, in *RegisterShapesReq
 func (c *narrowClient) UnregisterShapes(ctx context.Context, in *UnregisterShapesRequest, opts ...grpc.CallOption) (*UnregisterShapesResponse, error) {
 	out := new(UnregisterShapesResponse)
 	err := c.cc.Invoke(ctx, Narrow_UnregisterShapes_FullMethodName, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *narrowClient) ReshapeShapes(ctx context.Context, in *ReshapeShapesRequest, opts ...grpc.CallOption) (*ReshapeShapesResponse, error) {
+	out := new(ReshapeShapesResponse)
+	err := c.cc.Invoke(ctx, Narrow_ReshapeShapes_FullMethodName, in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +200,13 @@ type NarrowServer interface {
 	// UnregisterShapes releases registered shapes (narrow.Backend's
 	// UnregisterShape); IDs are not given again.
 	UnregisterShapes(context.Context, *UnregisterShapesRequest) (*UnregisterShapesResponse, error)
+	// ReshapeShapes replaces registered shapes by deformations of them
+	// under their IDs (narrow.Reshaper): new vertex positions, the same
+	// triangles. The served backend's pairs keep their temporal state. A
+	// served backend that cannot reshape answers Unimplemented; an unknown
+	// or released ID, a vertex count other than the shape's, or a hash that
+	// does not match, InvalidArgument.
+	ReshapeShapes(context.Context, *ReshapeShapesRequest) (*ReshapeShapesResponse, error)
 	// Detect runs one step: one request, one response.
 	Detect(context.Context, *DetectRequest) (*DetectResponse, error)
 	// MapShared maps the shared-memory region of later DetectShared calls
@@ -221,6 +245,9 @@ func (UnimplementedNarrowServer) RegisterShapes(context.Context, *RegisterShapes
 }
 func (UnimplementedNarrowServer) UnregisterShapes(context.Context, *UnregisterShapesRequest) (*UnregisterShapesResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UnregisterShapes not implemented")
+}
+func (UnimplementedNarrowServer) ReshapeShapes(context.Context, *ReshapeShapesRequest) (*ReshapeShapesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ReshapeShapes not implemented")
 }
 func (UnimplementedNarrowServer) Detect(context.Context, *DetectRequest) (*DetectResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Detect not implemented")
@@ -303,6 +330,24 @@ func _Narrow_UnregisterShapes_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(NarrowServer).UnregisterShapes(ctx, req.(*UnregisterShapesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Narrow_ReshapeShapes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReshapeShapesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NarrowServer).ReshapeShapes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Narrow_ReshapeShapes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NarrowServer).ReshapeShapes(ctx, req.(*ReshapeShapesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -433,6 +478,10 @@ var Narrow_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UnregisterShapes",
 			Handler:    _Narrow_UnregisterShapes_Handler,
+		},
+		{
+			MethodName: "ReshapeShapes",
+			Handler:    _Narrow_ReshapeShapes_Handler,
 		},
 		{
 			MethodName: "Detect",
