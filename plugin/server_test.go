@@ -247,6 +247,55 @@ func TestServerMalformed(t *testing.T) {
 	s.ref.RegisterShape(bun)
 	s.valid()
 
+	// Reshapes: bad entries are rejected, and nothing changes.
+	meshID, polyID := -1, -1
+	for i, sh := range s.sc.shapes {
+		switch {
+		case sh.Dim() == narrow.Dim3 && meshID < 0:
+			meshID = i
+		case sh.Dim() == narrow.Dim2 && polyID < 0:
+			polyID = i
+		}
+	}
+	reshape := func(id int, f func(e *pb.ReshapeEntry)) *pb.ReshapeShapesRequest {
+		sh := s.sc.shapes[max(id, 0)]
+		moved := sh.AppendVertices(nil)
+		for i := range moved {
+			moved[i] = moved[i].Mul(1.01)
+		}
+		d, err := encodeShape(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := make([]byte, len(moved)*vertexStride)
+		for i, v := range moved {
+			putVec3(vs[i*vertexStride:], v)
+		}
+		sum := shapeHash(&pb.Shape{Dim: d.Dim, Vertices: vs, Prims: d.Prims, Loops: d.Loops})
+		e := &pb.ReshapeEntry{Id: int32(id), Hash: sum[:], Vertices: vs}
+		if f != nil {
+			f(e)
+		}
+		return &pb.ReshapeShapesRequest{Shapes: []*pb.ReshapeEntry{e}}
+	}
+	for _, tc := range []struct {
+		name string
+		req  *pb.ReshapeShapesRequest
+	}{
+		{"negative ID", reshape(meshID, func(e *pb.ReshapeEntry) { e.Id = -1 })},
+		{"ID not registered yet", reshape(meshID, func(e *pb.ReshapeEntry) { e.Id = last + 10 })},
+		{"released ID", reshape(meshID, func(e *pb.ReshapeEntry) { e.Id = last })},
+		{"short vertices", reshape(meshID, func(e *pb.ReshapeEntry) { e.Vertices = e.Vertices[:len(e.Vertices)-1] })},
+		{"short hash", reshape(meshID, func(e *pb.ReshapeEntry) { e.Hash = e.Hash[:31] })},
+		{"hash mismatch", reshape(meshID, func(e *pb.ReshapeEntry) { e.Hash[5] ^= 1 })},
+		{"NaN vertex", reshape(meshID, func(e *pb.ReshapeEntry) { putF64(e.Vertices[8:], math.NaN()) })},
+		{"a polygon", reshape(polyID, nil)},
+	} {
+		_, err := s.client.ReshapeShapes(ctx, tc.req)
+		wantCode(t, tc.name, err, codes.InvalidArgument)
+	}
+	s.valid()
+
 	// Parameters: rejected without touching the running backend.
 	for _, tc := range []struct {
 		name string
@@ -276,6 +325,8 @@ func TestServerNotConfigured(t *testing.T) {
 	wantCode(t, "register", err, codes.FailedPrecondition)
 	_, err = client.UnregisterShapes(ctx, &pb.UnregisterShapesRequest{Ids: []int32{0}})
 	wantCode(t, "unregister", err, codes.FailedPrecondition)
+	_, err = client.ReshapeShapes(ctx, &pb.ReshapeShapesRequest{})
+	wantCode(t, "reshape", err, codes.FailedPrecondition)
 }
 
 // TestServerOversized: a request over the server's message limit gets
