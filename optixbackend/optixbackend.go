@@ -200,9 +200,11 @@ func (b *Backend) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 }
 
 // ReshapeShape replaces shape id by s, a deformation of it (see
-// narrow.Reshaper and cpubackend.Backend.ReshapeShape): the new shape goes
-// to the device when a batch first needs it, and the old one leaves it
-// unless it is registered under another ID.
+// narrow.Reshaper and cpubackend.Backend.ReshapeShape). Unless the old
+// shape is registered under another ID too, the new one takes its place
+// in the device arrays (the same number of primitives and nodes), which
+// go to the device with the next batch; otherwise the new shape goes
+// there when a batch first needs it.
 func (b *Backend) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -214,7 +216,7 @@ func (b *Backend) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
 	b.uses[s]++
 	if b.uses[old]--; b.uses[old] == 0 {
 		delete(b.uses, old)
-		b.tr.forget(old)
+		b.tr.replace(old, s) // in its place on the device, if it was there
 	}
 	return nil
 }

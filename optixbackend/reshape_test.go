@@ -12,8 +12,8 @@ import (
 
 // TestReshapeShape: a bunny deformed a little at every step and handed to
 // ReshapeShape gives, on the device (the kernel run on the host), the CPU
-// backend's results bit for bit, iterative steps included; the old shape
-// leaves the device.
+// backend's results bit for bit, iterative steps included; the new shape
+// takes the old one's place in the device arrays.
 func TestReshapeShape(t *testing.T) {
 	shapes := loadShapes(t)
 	bunny, torus := shapes[0], shapes[1]
@@ -51,6 +51,8 @@ func TestReshapeShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		_, wasOn := gpu.tr.spans[cur]
+		before := len(gpu.tr.prims)
 		for _, r := range []narrow.Reshaper{gpu, cpu} {
 			if err := r.ReshapeShape(ia, next); err != nil {
 				t.Fatal(err)
@@ -58,6 +60,9 @@ func TestReshapeShape(t *testing.T) {
 		}
 		if _, ok := gpu.tr.spans[cur]; ok {
 			t.Fatalf("step %d: the replaced shape is still on the device", k)
+		}
+		if _, on := gpu.tr.spans[next]; wasOn && (!on || len(gpu.tr.prims) != before) {
+			t.Fatalf("step %d: the new shape did not take the old one's place on the device", k)
 		}
 		cur = next
 		stepBoth(t, fmt.Sprintf("step %d", k), cpu, gpu, pairs, &want, &got)

@@ -53,24 +53,26 @@ type span struct{ prim, nprims, node, nnodes int32 }
 // fails, the batch goes back to the CPU backend (cpubackend.ErrTraceHere)
 // and the next batch tries the devices again.
 type tracer struct {
-	mu      sync.Mutex
-	devs    []rayDevice
-	useBVH  bool // walk the shapes' hierarchies (narrow.TraversalBVH)
-	spans   map[*narrow.Shape]span
-	order   []*narrow.Shape    // the shapes on the devices, in array order
-	prims   []narrow.Primitive // the host copy of the devices' arrays
-	nodes   []narrow.BVHNode
-	stale   []bool      // per device: the arrays changed since its last upload
-	shapes  []int32     // the batch's spans: four arrays (see irt_trace)
-	work    []chan part // per device but the first: its helper's parts
-	done    chan part   // the helpers' parts, traced
-	times   Times       // of the last batch
-	first   part        // the part of the batch in flight on the first device (Start)
-	nparts  int         // the parts of the batch in flight (Start)
-	rays    int         // of the last batch
-	failed  int         // batches the devices failed
-	minPart int         // minPart, or less in tests
-	log     *slog.Logger
+	mu       sync.Mutex
+	devs     []rayDevice
+	useBVH   bool // walk the shapes' hierarchies (narrow.TraversalBVH)
+	spans    map[*narrow.Shape]span
+	order    []*narrow.Shape    // the shapes on the devices, in array order
+	prims    []narrow.Primitive // the host copy of the devices' arrays
+	nodes    []narrow.BVHNode
+	stale    []bool             // per device: the arrays changed since its last upload
+	scratchP []narrow.Primitive // replace's: the new shape's primitives
+	scratchN []narrow.BVHNode   // replace's: and its hierarchy
+	shapes   []int32            // the batch's spans: four arrays (see irt_trace)
+	work     []chan part        // per device but the first: its helper's parts
+	done     chan part          // the helpers' parts, traced
+	times    Times              // of the last batch
+	first    part               // the part of the batch in flight on the first device (Start)
+	nparts   int                // the parts of the batch in flight (Start)
+	rays     int                // of the last batch
+	failed   int                // batches the devices failed
+	minPart  int                // minPart, or less in tests
+	log      *slog.Logger
 
 	// The batches' storage (BatchStorage), in the first device's
 	// page-locked host memory: room for stageCap rays, carved into the
@@ -292,6 +294,37 @@ func (t *tracer) fail(err error) error {
 
 // forget drops s from the device's arrays (uploaded again at the next
 // batch).
+// replace puts s, a deformation of old (as many primitives and nodes: the
+// same triangles, the hierarchy refitted), in old's place in the host
+// arrays, so that a reshaped shape does not rebuild the arrays of every
+// other shape (forget); s then goes to the devices with their next
+// upload. If old is not on the devices it does nothing (s is added when
+// a batch names it).
+func (t *tracer) replace(old, s *narrow.Shape) {
+	t.mu.Lock()
+	sp, ok := t.spans[old]
+	if !ok {
+		t.mu.Unlock()
+		return
+	}
+	t.scratchP = s.AppendPrimitives(t.scratchP[:0])
+	t.scratchN = s.AppendBVH(t.scratchN[:0])
+	if _, on := t.spans[s]; on || len(t.scratchP) != int(sp.nprims) || len(t.scratchN) != int(sp.nnodes) {
+		t.mu.Unlock()
+		t.forget(old)
+		return
+	}
+	copy(t.prims[sp.prim:], t.scratchP)
+	copy(t.nodes[sp.node:], t.scratchN)
+	delete(t.spans, old)
+	t.spans[s] = sp
+	t.order[slices.Index(t.order, old)] = s
+	for d := range t.stale {
+		t.stale[d] = true
+	}
+	t.mu.Unlock()
+}
+
 func (t *tracer) forget(s *narrow.Shape) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
