@@ -2,10 +2,10 @@ package optixbackend
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/irtcd/irtcd/internal/motion"
 	"github.com/irtcd/irtcd/internal/reference"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -39,15 +39,7 @@ func TestReshapeShape(t *testing.T) {
 	var want, got narrow.Result
 	cur, iterative, standard := bunny, 0, 0
 	for k := range 12 {
-		amp := 0.002 // within Eq. 2's threshold, except every fourth step
-		if k%4 == 3 {
-			amp = 0.05
-		}
-		verts := bunny.AppendVertices(nil)
-		for i := range verts {
-			verts[i] = verts[i].Mul(1 + amp*math.Sin(float64(k)+verts[i][1]))
-		}
-		next, err := bunny.Deform(verts)
+		next, err := motion.Breathe(bunny, k)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,13 +2,13 @@ package plugin
 
 import (
 	"errors"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/irtcd/irtcd/adapter"
+	"github.com/irtcd/irtcd/internal/motion"
 	"github.com/irtcd/irtcd/internal/reference"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -43,15 +43,7 @@ func TestReshapeShape(t *testing.T) {
 	detect(t, cpu, pairs, &want)
 	iterative, standard := 0, 0
 	for k := range 10 {
-		amp := 0.002
-		if k%4 == 3 {
-			amp = 0.05
-		}
-		verts := bunny.AppendVertices(nil)
-		for i := range verts {
-			verts[i] = verts[i].Mul(1 + amp*math.Sin(float64(k)+verts[i][1]))
-		}
-		next, err := bunny.Deform(verts)
+		next, err := motion.Breathe(bunny, k)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -338,3 +338,20 @@ func Share(erroneous, union int) float64 {
 	}
 	return float64(erroneous) / float64(union)
 }
+
+// Breathe returns shape s at step k of a breathing deformation, for the
+// tests of reshaped shapes (narrow.Reshaper): each vertex scaled about the
+// shape's origin by 1 + a·sin(k + y), y its height, with a = 0.002 (a
+// motion within Eq. 2's threshold for the test meshes) except at every
+// fourth step (k = 3, 7, ...), where a = 0.05 calls for a standard step.
+func Breathe(s *narrow.Shape, k int) (*narrow.Shape, error) {
+	a := 0.002
+	if k%4 == 3 {
+		a = 0.05
+	}
+	verts := s.AppendVertices(nil)
+	for i := range verts {
+		verts[i] = verts[i].Mul(1 + a*math.Sin(float64(k)+verts[i][1]))
+	}
+	return s.Deform(verts)
+}
