@@ -45,9 +45,8 @@ func (wv *waves) height(i, j int, t float64) float64 {
 	return 0.3 * math.Sin(0.3*float64(i)-1.5*t) * math.Cos(0.2*float64(j))
 }
 
-// at returns the terrain's shape at time t, in the shape DeformInto did
-// not fill last.
-func (wv *waves) at(t testing.TB, time float64) *narrow.Shape {
+// fill sets wv.buf to the terrain's vertices at time t.
+func (wv *waves) fill(time float64) {
 	for v := range wv.buf {
 		p := wv.base.Vertex(v)
 		if v < wv.n*wv.n { // the surface's points (NewHeightfield's layout)
@@ -55,6 +54,12 @@ func (wv *waves) at(t testing.TB, time float64) *narrow.Shape {
 		}
 		wv.buf[v] = p
 	}
+}
+
+// at returns the terrain's shape at time t, in the shape DeformInto did
+// not fill last.
+func (wv *waves) at(t testing.TB, time float64) *narrow.Shape {
+	wv.fill(time)
 	dst := &wv.shape[wv.k]
 	wv.k ^= 1
 	if err := wv.base.DeformInto(dst, wv.buf); err != nil {
@@ -306,13 +311,7 @@ func TestDeformingRollback(t *testing.T) {
 	wv := newWaves(t)
 	shapes := make([]*narrow.Shape, 121)
 	for k := range shapes {
-		for v := range wv.buf {
-			p := wv.base.Vertex(v)
-			if v < wv.n*wv.n {
-				p[1] = wv.height(v/wv.n, v%wv.n, float64(k)*cfg.Dt)
-			}
-			wv.buf[v] = p
-		}
+		wv.fill(float64(k) * cfg.Dt)
 		if shapes[k], err = wv.base.Deform(wv.buf); err != nil {
 			t.Fatal(err)
 		}
