@@ -112,7 +112,8 @@ func Experiments() []Experiment {
 		{Name: "spawner", Doc: "scene 2, up to 500 objects: iterative speed-ups, wrong pairs, predictive rays (2013; 2013b Fig. 10, 12)", Run: runSpawner},
 		{Name: "threshold", Doc: "scene 1 at several Eq. 2 displacement thresholds: speed-up per phase against wrong pairs and erroneous rays (2013 §3.3)", Run: runThreshold},
 		{Name: "reprojection-scenes", Doc: "total interpenetration with raw rays vs MTD re-projection in scenes 1 and 2 (2013b §5.4, Table 2)", Run: runReprojectionScenes},
-		{Name: "tori", Doc: "100 tori: predictive overhead (Li & Yamaguchi Table 3) and penetration depth vs time step (Fig. 14)", Run: runTori},
+		{Name: "tori", Doc: "100 tori: iterative speed-up and predictive overhead (Li & Yamaguchi Tables 2, 3), colliding pairs (Fig. 12), penetration depth vs time step (Fig. 14)", Run: runTori},
+		{Name: "bunnies", Doc: "100 bunnies: iterative speed-up and predictive overhead (Li & Yamaguchi Tables 2, 3), colliding pairs (Fig. 10)", Run: runBunnies},
 		{Name: "deviation", Doc: "re-projection test: a shape against the ground in 400 orientations × 20 depths (2013b §5.4, Table 1)", Run: runDeviation},
 	}
 }

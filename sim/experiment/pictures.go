@@ -6,15 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
 
 // PictureScenes are the experiments whose scenes Pictures draws.
-var PictureScenes = []string{"avalanche", "spawner", "tori"}
+var PictureScenes = []string{"avalanche", "spawner", "tori", "bunnies"}
 
 // Pictures draws the pictures of the 3D scenes that Run's avalanche,
-// spawner and tori experiments draw — from the same runs (irtcd's
+// spawner, tori and bunnies experiments draw — from the same runs (irtcd's
 // default method, iterative + predictive with the BVH), at the same
 // steps, into the same files of PlotDir — without the experiments' other
 // runs, their reference comparisons or a report: to redraw them after a
@@ -66,8 +65,11 @@ func pictureRun(cfg *Config, name string) (runSpec, []snapshot) {
 		return matrixRun(scene3d.Avalanche(), cfg.scaled(avalancheN, 8), avalancheShots)
 	case "spawner":
 		return matrixRun(scene3d.Spawner(), cfg.scaled(spawnerN, 8), spawnerShots)
-	default: // tori: Table 3's predictive timing run
-		spec := runSpec{scene: toriScene(), n: cfg.scaled(toriN, 8), params: narrow.Params{Method: narrow.MethodPredictive}, fresh: true}
+	case "tori":
+		spec := lySpecs(toriScene(), cfg.scaled(toriN, 8))[lyPred]
+		return spec, toriShots(spec.stepsFor())
+	default: // bunnies
+		spec := lySpecs(bunniesScene(), cfg.scaled(toriN, 8))[lyPred]
 		return spec, toriShots(spec.stepsFor())
 	}
 }

@@ -15,23 +15,29 @@ import (
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
 
-// The tori scene: Li & Yamaguchi's scene 1, 100 tori of 300 vertices
-// falling on a planar ground. The paper measures its penetration depths
-// "from the time 3 seconds after starting to the time 10 seconds when the
-// last torus hits the ground", so its tori land over the whole of that
-// window: ours are released one after the other over 9 s.
+// Li & Yamaguchi's rigid scenes: 100 tori of 300 vertices (their scene 1)
+// or 100 bunnies of 453 vertices (scene 2) falling on a planar ground. The
+// paper measures its penetration depths "from the time 3 seconds after
+// starting to the time 10 seconds when the last torus hits the ground",
+// so its objects land over the whole of that window: ours are released
+// one after the other over 9 s.
 const (
 	toriN        = 100
-	toriSize     = 0.75 // half bounding-box diagonal (m): 1.05 m across, a 0.2 m tube
-	toriRelease  = 9.0  // s over which the tori are released
+	toriSize     = 0.75 // half bounding-box diagonal (m): a torus 1.05 m across with a 0.2 m tube
+	toriRelease  = 9.0  // s over which the objects are released
 	toriHeight   = 3.0  // release height of the centres (m)
 	toriRadius   = 3.5  // release disc's radius (m)
 	toriEnd      = 10.0 // simulated seconds
 	toriFrom     = 3.0  // the penetration window [toriFrom, toriEnd] s
-	toriTimeReps = 3    // timing runs per method (alternating), the median kept
+	toriTimeReps = 3    // timing runs per method (in lockstep), the median kept
 
-	paperToriIter = 36.2 // ms, Table 3
-	paperToriPred = 37.2
+	// Li & Yamaguchi, Tables 2 and 3 (TrBVH, GTX 770M), ms a step.
+	paperToriStd     = 56.7 // without iterative
+	paperToriIter    = 36.2 // with iterative
+	paperToriPred    = 37.2 // iterative + predictive
+	paperBunniesStd  = 129.2
+	paperBunniesIter = 116.3
+	paperBunniesPred = 118.6
 )
 
 // Surface properties, as scene3d's scenes.
@@ -41,15 +47,25 @@ const (
 	toriRestitution = 0.1
 )
 
-// toriScene returns the scene: N tori (default 100) released at regular
-// intervals over toriRelease seconds at random places of a disc at
-// toriHeight with random orientations, each at least a torus width (in
-// the horizontal plane) from the last six released, so that none is
-// released into another.
+// toriScene is Li & Yamaguchi's scene 1, 100 tori.
 func toriScene() scene3d.Scene {
+	return dropScene("tori", scene3d.MeshTorus, "100 tori (300 vertices) released one after the other over 9 s onto the ground (Li & Yamaguchi, scene 1)")
+}
+
+// bunniesScene is Li & Yamaguchi's scene 2, 100 bunnies.
+func bunniesScene() scene3d.Scene {
+	return dropScene("bunnies", scene3d.MeshBunny, "100 bunnies (453 vertices) released one after the other over 9 s onto the ground (Li & Yamaguchi, scene 2)")
+}
+
+// dropScene returns the scene: N objects of the named mesh (default 100),
+// scaled to toriSize, released at regular intervals over toriRelease
+// seconds at random places of a disc at toriHeight with random
+// orientations, each at least an object's width (in the horizontal plane)
+// from the last six released, so that none is released into another.
+func dropScene(name, mesh, doc string) scene3d.Scene {
 	return scene3d.Scene{
-		Name:     "tori",
-		Doc:      "100 tori (300 vertices) released one after the other over 9 s onto the ground (Li & Yamaguchi, scene 1)",
+		Name:     name,
+		Doc:      doc,
 		DefaultN: toriN,
 		StepsFor: func(int) int { return int(math.Round(toriEnd * 60)) },
 		Build: func(w *rigid.World, p scene3d.SceneParams) (*scene3d.Setup, error) {
@@ -57,7 +73,7 @@ func toriScene() scene3d.Scene {
 			if err != nil {
 				return nil, err
 			}
-			torus, err := scene3d.LoadMesh(dir, scene3d.MeshTorus, toriSize)
+			shape, err := scene3d.LoadMesh(dir, mesh, toriSize)
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +90,7 @@ func toriScene() scene3d.Scene {
 			}
 			st.Statics = append(st.Statics, id)
 			r := rand.New(rand.NewPCG(p.Seed, 0x7041))
-			width := 2 * torus.Radius()
+			width := 2 * shape.Radius()
 			var recent []mgl64.Vec3
 			released := 0
 			st.BeforeStep = func(step int, t float64) error {
@@ -98,8 +114,8 @@ func toriScene() scene3d.Scene {
 					if len(recent) > 6 {
 						recent = recent[1:]
 					}
-					d := rigid.NewBodyDef(torus, narrow.Pose{Pos: pos, Rot: randomRotation(r)})
-					d.Name, d.Density, d.Friction, d.Restitution = fmt.Sprintf("torus-%d", released), toriDensity, toriFriction, toriRestitution
+					d := rigid.NewBodyDef(shape, narrow.Pose{Pos: pos, Rot: randomRotation(r)})
+					d.Name, d.Density, d.Friction, d.Restitution = fmt.Sprintf("%s-%d", mesh, released), toriDensity, toriFriction, toriRestitution
 					id, err := w.AddBody(d)
 					if err != nil {
 						return err
@@ -204,21 +220,296 @@ func linearFit(x, y []float64) (a, b, r2 float64) {
 	return a, b, r2
 }
 
-// toriShots are the steps the tori's pictures show, of st.
+// toriShots are the steps the pictures of the tori and bunnies show, of st.
 func toriShots(st int) []snapshot {
-	return []snapshot{{st / 5, "the first tori land"}, {st / 2, "half of them released"}, {st, "the end"}}
+	return []snapshot{{st / 5, "the first objects land"}, {st / 2, "half of them released"}, {st, "the end"}}
 }
 
-// runTori is Li & Yamaguchi's scene 1 (100 tori): the cost of predictive
-// rays (Table 3) and the penetration depth against the time step (Fig. 14).
+// lyMethods are the methods Li & Yamaguchi's Tables 2 and 3 time, in
+// their order: without iterative, with iterative, iterative + predictive.
+var (
+	lyMethods = [3]narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive}
+	lyNames   = [3]string{"standard", "iterative", "iterative + predictive"}
+)
+
+// The indices of lyMethods.
+const (
+	lyStd = iota
+	lyIter
+	lyPred
+)
+
+// lySpecs returns the timing runs of sc with n objects, one per method of
+// lyMethods.
+func lySpecs(sc scene3d.Scene, n int) [3]runSpec {
+	var sp [3]runSpec
+	for i, m := range lyMethods {
+		sp[i] = runSpec{scene: sc, n: n, params: narrow.Params{Method: m}, fresh: true}
+	}
+	return sp
+}
+
+// lyTiming is the narrow phase's time per step of one scene under each
+// method of lyMethods (Li & Yamaguchi's Tables 2 and 3).
+type lyTiming struct {
+	ms     [3]float64        // the median over the runs of each run's mean, ms a step
+	perRun [3][]float64      // each run's mean, ms a step
+	runs   [3]*scene3d.Trace // the last run of each method
+	pics   *pictures         // drawn from the first run with prediction
+}
+
+// timeMethods runs the specs (lySpecs) in lockstep toriTimeReps times
+// (blocks of lockBlock steps of each in turn) and keeps, per method, the
+// median of the runs' mean narrow-phase times. The runs of one method are
+// identical but for their timings. The first predictive run draws the
+// pictures at shots.
+func (c *Config) timeMethods(ctx context.Context, specs [3]runSpec, tr *tracker, name string, shots []snapshot) (*lyTiming, error) {
+	lt := &lyTiming{pics: &pictures{cfg: c, name: name, shots: shots}}
+	for rep := range toriTimeReps {
+		frames := make([]func(*scene3d.Sim) error, len(specs))
+		if rep == 0 {
+			frames[lyPred] = lt.pics.onFrame
+		}
+		out, err := c.lockstep(ctx, specs[:], tr, frames)
+		if err != nil {
+			return nil, err
+		}
+		for i, t := range out {
+			lt.runs[i] = t
+			lt.perRun[i] = append(lt.perRun[i], meanNarrow(t.Steps, span{"", 0, len(t.Steps)}))
+		}
+	}
+	for i := range lt.ms {
+		lt.ms[i] = median(lt.perRun[i])
+	}
+	return lt, nil
+}
+
+// speedup is Table 2's ratio: the standard algorithm's time over the
+// iterative algorithm's.
+func (lt *lyTiming) speedup() float64 { return div(lt.ms[lyStd], lt.ms[lyIter]) }
+
+// overhead is Table 3's: iterative + predictive over iterative, less 1.
+func (lt *lyTiming) overhead() float64 { return div(lt.ms[lyPred], lt.ms[lyIter]) - 1 }
+
+// timingTable is Li & Yamaguchi's Tables 2 and 3 for one scene, the
+// paper's ms a step (std, iter, pred) next to ours.
+func (lt *lyTiming) timingTable(scene string, paper [3]float64) *Table {
+	t := &Table{
+		Caption: fmt.Sprintf("Iterative and predictive ray performance, %s: narrow-phase time per step (Li & Yamaguchi, Tables 2 and 3; the paper's GPU times and ours compare as ratios only).", scene),
+		Header:  []string{"row", "paper", "irtcd", "irtcd / paper"},
+		Align:   "lrrr",
+	}
+	for i, name := range lyNames {
+		t.AddRow(name+", ms/step", num(paper[i], 1), num(lt.ms[i], 3), ratio(lt.ms[i], paper[i]))
+	}
+	ps, po := paper[lyStd]/paper[lyIter], paper[lyPred]/paper[lyIter]-1
+	t.AddRow("iterative speed-up (standard / iterative), Table 2", num(ps, 2)+"×", num(lt.speedup(), 2)+"×", ratio(lt.speedup(), ps))
+	t.AddRow("overhead of prediction, Table 3", change(po, 1), change(lt.overhead(), 1), ratio(lt.overhead(), po))
+	for i, name := range lyNames {
+		var rays, contacts, iter, pairs float64
+		for _, m := range lt.runs[i].Steps {
+			rays += float64(m.Rays())
+			contacts += float64(m.Contacts)
+			iter += float64(m.IterativePairs)
+			pairs += float64(m.Pairs)
+		}
+		k := float64(max(1, len(lt.runs[i].Steps)))
+		t.AddRow(name+": rays, contacts and pairs per step (iterative share of the pairs)", "—",
+			fmt.Sprintf("%s, %s, %s (%s)", num(rays/k, 0), num(contacts/k, 0), num(pairs/k, 0), pct(div(iter, pairs), 0)), "—")
+	}
+	return t
+}
+
+// runsNote lists each method's timing runs.
+func (lt *lyTiming) runsNote() string {
+	var each []string
+	for i, name := range lyNames {
+		parts := make([]string, len(lt.perRun[i]))
+		for j, v := range lt.perRun[i] {
+			parts[j] = num(v, 3)
+		}
+		each = append(each, name+": "+strings.Join(parts, ", "))
+	}
+	return strings.Join(each, "; ")
+}
+
+// timeCurves is the narrow phase's time per step of each method's last
+// timing run.
+func (lt *lyTiming) timeChart(file, title string) *chart {
+	return timeChart(file, title, nil,
+		curve{name: lyNames[lyStd], xy: perStep(lt.runs[lyStd], narrowMs), col: colStandard},
+		curve{name: lyNames[lyIter], xy: perStep(lt.runs[lyIter], narrowMs), col: colIterative},
+		curve{name: lyNames[lyPred], xy: perStep(lt.runs[lyPred], narrowMs), col: colPredictive, dashed: true},
+	)
+}
+
+// pairCounts compares, at every step, the pairs the run detected (at
+// least one contact) with the pairs whose shapes overlap
+// (narrow.Overlap, exact, on the poses of the step's detection): Li &
+// Yamaguchi's Fig. 10 and 12 count colliding pairs against GJK.
+type pairCounts struct {
+	t                           []float64 // simulated time at the step's end
+	detected, overlapping       []int
+	missed, spurious            []int // overlapping without contacts; contacts without overlap
+	sumOverlap, sumMiss, sumSpu int
+	// sumMissInside counts the missed pairs with a vertex of one shape
+	// inside the other: a ray from that vertex could have found them. The
+	// others cross edge through face only, out of every ray's reach.
+	sumMissInside int
+}
+
+func (pc *pairCounts) onFrame(s *scene3d.Sim) error {
+	if s.StepCount() == 0 {
+		return nil
+	}
+	w := s.World
+	pairs, res := w.Pairs(), w.Results()
+	if len(pairs) != len(res) {
+		return fmt.Errorf("experiment: %d pairs, %d results", len(pairs), len(res))
+	}
+	var det, over, miss, spu int
+	for i, p := range pairs {
+		if res[i].ID != p.ID {
+			return fmt.Errorf("experiment: pair %d has result %d", p.ID, res[i].ID)
+		}
+		hit := false
+		for _, c := range res[i].Contacts {
+			if !c.Speculative() {
+				hit = true
+				break
+			}
+		}
+		ov, err := narrow.Overlap(w.Body(p.A).Shape(), w.Body(p.B).Shape(), p.PoseA, p.PoseB)
+		if err != nil {
+			return fmt.Errorf("experiment: pair %d: %w", p.ID, err)
+		}
+		if hit {
+			det++
+		}
+		if ov {
+			over++
+		}
+		if ov && !hit {
+			miss++
+			if vertexInside(w.Body(p.A).Shape(), w.Body(p.B).Shape(), p.PoseA, p.PoseB) {
+				pc.sumMissInside++
+			}
+		}
+		if hit && !ov {
+			spu++
+		}
+	}
+	pc.t = append(pc.t, s.Time())
+	pc.detected, pc.overlapping = append(pc.detected, det), append(pc.overlapping, over)
+	pc.missed, pc.spurious = append(pc.missed, miss), append(pc.spurious, spu)
+	pc.sumOverlap, pc.sumMiss, pc.sumSpu = pc.sumOverlap+over, pc.sumMiss+miss, pc.sumSpu+spu
+	return nil
+}
+
+// vertexInside reports whether a vertex of a lies inside b or one of b
+// inside a, at the poses (Shape.Nearest's side test).
+func vertexInside(a, b *narrow.Shape, pa, pb narrow.Pose) bool {
+	ta, tb := pa.Transform(), pb.Transform()
+	for k := 0; k < 2; k++ {
+		var rel narrow.Transform
+		rel.SetRelative(&tb, &ta) // a's coordinates into b's
+		for v := range a.NumVertices() {
+			if _, _, _, in := b.Nearest(rel.Apply([3]float64(a.Vertex(v)))); in {
+				return true
+			}
+		}
+		a, b, ta, tb = b, a, tb, ta
+	}
+	return false
+}
+
+// missShare is the share of overlapping pairs (summed over the steps)
+// that the run did not detect.
+func (pc *pairCounts) missShare() float64 { return div(float64(pc.sumMiss), float64(pc.sumOverlap)) }
+
+// worstMiss is the largest share of a step's overlapping pairs missed,
+// over the steps with at least minPairs overlapping pairs.
+func (pc *pairCounts) worstMiss(minPairs int) float64 {
+	w := 0.0
+	for i, o := range pc.overlapping {
+		if o >= minPairs {
+			w = math.Max(w, float64(pc.missed[i])/float64(o))
+		}
+	}
+	return w
+}
+
+// pairCountRuns are the untimed runs countPairs counts colliding pairs
+// on: irtcd's default method, the standard algorithm, and the default
+// method with edge-on-edge contacts (rigid.DefaultConfig's EdgeAngle, an
+// irtcd option the papers do not have).
+func pairCountRuns(sc scene3d.Scene, n int) [3]runSpec {
+	return [3]runSpec{
+		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive}},
+		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodStandard}},
+		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: math.Pi / 3}},
+	}
+}
+
+// countPairs simulates pairCountRuns and counts their colliding pairs.
+func (c *Config) countPairs(ctx context.Context, specs [3]runSpec, tr *tracker) ([3]*pairCounts, error) {
+	var pcs [3]*pairCounts
+	for i, sp := range specs {
+		pcs[i] = &pairCounts{}
+		if _, err := c.run(ctx, sp, tr, pcs[i].onFrame); err != nil {
+			return pcs, err
+		}
+	}
+	return pcs, nil
+}
+
+// pairRows adds the rows of the colliding pairs' counts (countPairs) to t.
+func pairRows(t *Table, pcs [3]*pairCounts) {
+	pc := pcs[0]
+	k := float64(max(1, len(pc.t)))
+	var det int
+	for _, d := range pc.detected {
+		det += d
+	}
+	t.AddRow("colliding pairs per step, iterative + predictive: detected / overlapping (exact test)", "high concordance (Fig. 10, 12)",
+		num(float64(det)/k, 1)+" / "+num(float64(pc.sumOverlap)/k, 1), "—")
+	for i, name := range []string{"iterative + predictive", "standard", "iterative + predictive with edge contacts (EdgeAngle π/3)"} {
+		t.AddRow("overlapping pairs not detected over the run (worst step with ≥ 10 overlapping pairs), "+name, "—",
+			pct(pcs[i].missShare(), 2)+" ("+pct(pcs[i].worstMiss(10), 1)+")", "—")
+	}
+	spu, miss, inside := 0, 0, 0
+	for _, p := range pcs {
+		spu, miss, inside = spu+p.sumSpu, miss+p.sumMiss, inside+p.sumMissInside
+	}
+	t.AddRow("pairs detected without overlapping, the three runs", "—", num(float64(spu), 0), "—")
+	t.AddRow("of the pairs not detected, those with a vertex of one shape inside the other (the rest cross edge through face only), the three runs", "—",
+		fmt.Sprintf("%d of %d", inside, miss), "—")
+}
+
+// chart plots the detected and overlapping pairs per step.
+func (pc *pairCounts) chart(file, title string) *chart {
+	det, over := make(plotter.XYs, len(pc.t)), make(plotter.XYs, len(pc.t))
+	for i, t := range pc.t {
+		det[i] = plotter.XY{X: t, Y: float64(pc.detected[i])}
+		over[i] = plotter.XY{X: t, Y: float64(pc.overlapping[i])}
+	}
+	return &chart{file: file, title: title, xLabel: "time (s)", yLabel: "colliding pairs",
+		curves: []curve{
+			{name: "overlapping (exact test, narrow.Overlap)", xy: over, col: colStandard},
+			{name: "detected (iterative + predictive)", xy: det, col: colPredictive, dashed: true},
+		}}
+}
+
+// runTori is Li & Yamaguchi's scene 1 (100 tori): the iterative speed-up
+// (Table 2), the cost of predictive rays (Table 3), the colliding pairs
+// against an exact test (Fig. 12) and the penetration depth against the
+// time step (Fig. 14).
 func runTori(ctx context.Context, cfg *Config) (*Section, error) {
 	sc := toriScene()
 	n := cfg.scaled(toriN, 8)
 	tr := newTracker(cfg, "tori")
-	timing := [2]runSpec{
-		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodIterative}, fresh: true},
-		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive}, fresh: true},
-	}
+	timing := lySpecs(sc, n)
 	var ks []int
 	for k := 2; k <= 8; k++ {
 		ks = append(ks, k)
@@ -228,36 +519,30 @@ func runTori(ctx context.Context, cfg *Config) (*Section, error) {
 		return runSpec{scene: sc, n: n, dt: dt, steps: int(math.Ceil(toriEnd/dt - 1e-9)), params: narrow.Params{Method: narrow.MethodPredictive}}
 	}
 	for range toriTimeReps {
-		tr.total += timing[0].stepsFor() + timing[1].stepsFor()
+		for i := range timing {
+			tr.total += timing[i].stepsFor()
+		}
 	}
 	for _, k := range ks {
 		sp := depthSpec(k)
 		tr.total += sp.stepsFor()
 	}
+	counts := pairCountRuns(sc, n)
+	tr.plan(cfg, counts[:]...)
 
-	// Table 3: alternating timing runs, the median of the runs' means.
-	var perRun [2][]float64
-	var runs [2]*scene3d.Trace
-	var pics *pictures
-	for rep := range toriTimeReps {
-		frames := make([]func(*scene3d.Sim) error, 2)
-		if rep == 0 {
-			pics = &pictures{cfg: cfg, name: "tori", shots: toriShots(timing[1].stepsFor())}
-			frames[1] = pics.onFrame
-		}
-		out, err := cfg.lockstep(ctx, timing[:], tr, frames)
-		if err != nil {
-			return nil, err
-		}
-		// Identical trajectories: only the time differs between reps.
-		for i, t := range out {
-			runs[i] = t
-			perRun[i] = append(perRun[i], meanNarrow(t.Steps, span{"", 0, len(t.Steps)}))
-		}
+	// Tables 2 and 3: lockstep timing runs, the median of the runs' means.
+	lt, err := cfg.timeMethods(ctx, timing, tr, "tori", toriShots(timing[lyPred].stepsFor()))
+	if err != nil {
+		return nil, err
 	}
-	msIt, msPr := median(perRun[0]), median(perRun[1])
-	overhead := div(msPr, msIt) - 1
-	paperOver := paperToriPred/paperToriIter - 1
+	runs := lt.runs
+
+	// Fig. 12: colliding pairs.
+	pcs, err := cfg.countPairs(ctx, counts, tr)
+	if err != nil {
+		return nil, err
+	}
+	pc := pcs[0]
 
 	// Fig. 14: penetration depth against the time step.
 	var xs, means, maxs, stdevs []float64
@@ -294,7 +579,7 @@ func runTori(ctx context.Context, cfg *Config) (*Section, error) {
 		f.a, f.b, f.r = linearFit(xs, f.y)
 	}
 
-	s := &Section{Title: "100 tori: cost of predictive rays and penetration depth against the time step (Li & Yamaguchi, Table 3 and Fig. 14)"}
+	s := &Section{Title: "100 tori: iterative speed-up, cost of predictive rays, colliding pairs and penetration depth against the time step (Li & Yamaguchi, Tables 2 and 3, Fig. 12 and 14)"}
 	s.Intro = fmt.Sprintf(`
 The rigid scene 1 of Li & Yamaguchi's deformable-object paper: 100 tori of
 300 vertices and 600 triangles falling on a planar ground. scene3d.Tori100
@@ -305,45 +590,20 @@ the other over %g s from %g m high at random places of a disc of radius
 10 s in which the paper measures penetration. 10 s are simulated, with the
 BVH traversal and irtcd's defaults otherwise.
 
-Table 3 compares the narrow phase's mean time per step with the iterative
-algorithm and with iterative + predictive at 1/60 s; the two run in
-lockstep (blocks of %d steps of each in turn), %d times, and the median
-of the runs' means is kept (the trajectories are identical; only the timings vary).
-The paper ran TrBVH on a GTX 770M GPU, rebuilding its acceleration
-structure every step for deformable objects; we run rigid meshes on the
-CPU, so only the relative overhead is compared.`, n, toriRelease, toriHeight, toriRadius, lockBlock, toriTimeReps)
-	t3 := &Table{
-		Caption: "Predictive ray performance, scene 1 (100 tori): narrow-phase time per step (Li & Yamaguchi, Table 3).",
-		Header:  []string{"row", "paper", "irtcd", "irtcd / paper"},
-		Align:   "lrrr",
-	}
-	t3.AddRow("iterative, ms/step", num(paperToriIter, 1), num(msIt, 3), ratio(msIt, paperToriIter))
-	t3.AddRow("iterative + predictive, ms/step", num(paperToriPred, 1), num(msPr, 3), ratio(msPr, paperToriPred))
-	t3.AddRow("overhead of prediction", change(paperOver, 1), change(overhead, 1), ratio(overhead, paperOver))
-	w := span{"", 0, len(runs[0].Steps)}
-	dIt, dPr := accuracyOf(runs[0].Steps, w), accuracyOf(runs[1].Steps, w)
+Tables 2 and 3 compare the narrow phase's mean time per step without the
+iterative algorithm (the standard algorithm at every step), with it, and
+with iterative + predictive rays, at 1/60 s; the three run in lockstep
+(blocks of %d steps of each in turn), %d times, and the median of the
+runs' means is kept (the runs of one method are identical; only the
+timings vary). The paper ran TrBVH on a GTX 770M GPU, rebuilding its
+acceleration structure every step for deformable objects; we run rigid
+meshes on the CPU, so only the ratios are compared.`, n, toriRelease, toriHeight, toriRadius, lockBlock, toriTimeReps)
+	t3 := lt.timingTable("scene 1 (100 tori)", [3]float64{paperToriStd, paperToriIter, paperToriPred})
+	w := span{"", 0, len(runs[lyIter].Steps)}
+	dIt, dPr := accuracyOf(runs[lyIter].Steps, w), accuracyOf(runs[lyPred].Steps, w)
 	meanIt, meanPr := div(dIt.ownDepth, float64(dIt.contacts)), div(dPr.ownDepth, float64(dPr.contacts))
 	t3.AddRow("mean contact depth over the run (m), iterative → iterative + predictive (their Fig. 9: always smaller with prediction)", "smaller", num(meanIt, 4)+" → "+num(meanPr, 4), "—")
-	rays := func(t *scene3d.Trace) (r, c float64) {
-		for _, m := range t.Steps {
-			r += float64(m.Rays())
-			c += float64(m.Contacts)
-		}
-		k := float64(max(1, len(t.Steps)))
-		return r / k, c / k
-	}
-	rIt, cIt := rays(runs[0])
-	rPr, cPr := rays(runs[1])
-	t3.AddRow("rays cast per step (every kind), iterative → iterative + predictive", "—", num(rIt, 0)+" → "+num(rPr, 0), "—")
-	t3.AddRow("contacts per step, iterative → iterative + predictive", "—", num(cIt, 0)+" → "+num(cPr, 0), "—")
-	var each []string
-	for i, name := range []string{"iterative", "iterative + predictive"} {
-		parts := make([]string, len(perRun[i]))
-		for j, v := range perRun[i] {
-			parts[j] = num(v, 3)
-		}
-		each = append(each, name+": "+strings.Join(parts, ", "))
-	}
+	pairRows(t3, pcs)
 
 	ft := &Table{
 		Caption: "Linear fits of the penetration depth against the time step (Fig. 14: \"all three lines show a near linear change with the time-step\").",
@@ -357,10 +617,13 @@ CPU, so only the relative overhead is compared.`, n, toriRelease, toriHeight, to
 	}
 	s.Tables = []*Table{t3, fig, ft}
 
-	tp, err := timeChart("tori-time-prediction.png", fmt.Sprintf("tori (%d): narrow phase per step with and without prediction", n), nil,
-		curve{name: "iterative", xy: perStep(runs[0], narrowMs), col: colIterative},
-		curve{name: "iterative + predictive", xy: perStep(runs[1], narrowMs), col: colPredictive, dashed: true},
-	).draw(cfg, "Narrow-phase time per step with and without predictive rays (last timing run of each).")
+	tp, err := lt.timeChart("tori-time-prediction.png", fmt.Sprintf("tori (%d): narrow phase per step, standard, iterative, iterative + predictive", n)).
+		draw(cfg, "Narrow-phase time per step without the iterative algorithm, with it, and with predictive rays (last timing run of each).")
+	if err != nil {
+		return nil, err
+	}
+	pp, err := pc.chart("tori-pairs.png", fmt.Sprintf("tori (%d): colliding pairs per step", n)).
+		draw(cfg, "Colliding pairs per step: detected by irtcd (iterative + predictive) and overlapping by the exact test on the same poses (like Fig. 12 of Li & Yamaguchi, which compares with GJK).")
 	if err != nil {
 		return nil, err
 	}
@@ -385,25 +648,118 @@ CPU, so only the relative overhead is compared.`, n, toriRelease, toriHeight, to
 	if err != nil {
 		return nil, err
 	}
-	s.Plots = append([]Plot{dp, tp}, pics.plots...)
+	s.Plots = append([]Plot{dp, tp, pp}, lt.pics.plots...)
 	s.Notes = append(s.Notes, fmt.Sprintf(`
 Timing runs (mean narrow-phase ms/step of each run): %s.
 
-Penetration depths are the runs' own contact depths (MTD re-projection:
+Colliding pairs are counted on untimed runs (iterative + predictive; the
+standard algorithm; iterative + predictive with edge-on-edge contacts): a
+pair is detected when the step found at least one contact, and
+overlapping when narrow.Overlap (exact: edges against faces, then
+containment) says the two shapes meet at the poses the step detected at.
+A pair whose shapes cross only edge through face, no vertex of either
+inside the other, has no ray to find it; edge-on-edge contacts do. Penetration depths are the runs' own contact depths (MTD re-projection:
 r·n, every ray that hit, before manifold reduction), per step, averaged
 over the steps with contacts that end in the window; the time step changes
 the solver's step too (rigid.Config.Dt); the scene's release times are in
-seconds, so every run releases the same tori at the same times.`, strings.Join(each, "; ")))
+seconds, so every run releases the same tori at the same times.
+
+Li & Yamaguchi's Table 1 (updating the acceleration structure every step:
+3.1 ms with TrBVH, 0.7 ms with HLBVH, for 56.7 and 72.0 ms of narrow
+phase) has no counterpart in a rigid scene: irtcd builds a shape's
+hierarchy once, in the shape's frame, and never updates it. For shapes
+that do deform, docs/BENCHMARKS.md, "Deformable shapes", times the
+refit (100 tori refitted in 5.9 ms on one core: not beaten).`, lt.runsNote()))
+	paperSpeed, paperOver := paperToriStd/paperToriIter, paperToriPred/paperToriIter-1
 	s.Summary = []SummaryRow{
+		{"Iterative speed-up, 100 tori (Li & Yamaguchi Table 2: ms/step without → with iterative)", "56.7 → 36.2 (" + num(paperSpeed, 2) + "×)",
+			num(lt.ms[lyStd], 2) + " → " + num(lt.ms[lyIter], 2) + " (" + num(lt.speedup(), 2) + "×)", better(lt.speedup(), paperSpeed, true, 0)},
 		{"Predictive rays' overhead, 100 tori (ms/step iterative → iterative + predictive)", "36.2 → 37.2 (" + change(paperOver, 1) + ")",
-			num(msIt, 2) + " → " + num(msPr, 2) + " (" + change(overhead, 1) + ")", better(overhead, paperOver, false, 0) + " (overhead)"},
+			num(lt.ms[lyIter], 2) + " → " + num(lt.ms[lyPred], 2) + " (" + change(lt.overhead(), 1) + ")", better(lt.overhead(), paperOver, false, 0) + " (overhead)"},
 		{"Mean penetration depth with prediction below without, 100 tori", "yes (Fig. 9)", num(meanPr, 4) + " m with, " + num(meanIt, 4) + " m without", yesNo(meanPr < meanIt)},
+		{"Colliding pairs per step against an exact test, 100 tori (Fig. 12: against GJK); overlapping pairs not detected over the run", "high concordance", pct(pc.missShare(), 2) + " missed (standard algorithm " + pct(pcs[1].missShare(), 2) + ", with edge contacts " + pct(pcs[2].missShare(), 2) + ")", "n/a (no figure in the paper)"},
 		{"Penetration depth linear in the time step 2/120 … 8/120 s (Fig. 14), lowest R² of mean / max / std dev", "near-linear", num(minR2, 3), linearVerdict(minR2)},
 	}
-	s.metric("overhead", overhead)
+	s.metric("speedup", lt.speedup())
+	s.metric("overhead", lt.overhead())
 	s.metric("minR2", minR2)
 	s.metric("meanDepthIterative", meanIt)
 	s.metric("meanDepthPredictive", meanPr)
+	s.metric("missShare", pc.missShare())
+	s.metric("missShareStandard", pcs[1].missShare())
+	s.metric("missShareEdges", pcs[2].missShare())
+	s.metric("missInside", float64(pcs[0].sumMissInside+pcs[1].sumMissInside+pcs[2].sumMissInside))
+	s.metric("spurious", float64(pcs[0].sumSpu+pcs[1].sumSpu+pcs[2].sumSpu))
+	s.metric("overlapping", float64(pc.sumOverlap))
+	return s, nil
+}
+
+// runBunnies is Li & Yamaguchi's scene 2 (100 bunnies): the iterative
+// speed-up (Table 2), the cost of predictive rays (Table 3) and the
+// colliding pairs against an exact test (Fig. 10, on their 30 bunnies).
+func runBunnies(ctx context.Context, cfg *Config) (*Section, error) {
+	sc := bunniesScene()
+	n := cfg.scaled(toriN, 8)
+	tr := newTracker(cfg, "bunnies")
+	timing := lySpecs(sc, n)
+	counts := pairCountRuns(sc, n)
+	for range toriTimeReps {
+		for i := range timing {
+			tr.total += timing[i].stepsFor()
+		}
+	}
+	tr.plan(cfg, counts[:]...)
+	lt, err := cfg.timeMethods(ctx, timing, tr, "bunnies", toriShots(timing[lyPred].stepsFor()))
+	if err != nil {
+		return nil, err
+	}
+	pcs, err := cfg.countPairs(ctx, counts, tr)
+	if err != nil {
+		return nil, err
+	}
+	pc := pcs[0]
+	s := &Section{Title: "100 bunnies: iterative speed-up, cost of predictive rays and colliding pairs (Li & Yamaguchi, Tables 2 and 3, Fig. 10)"}
+	s.Intro = fmt.Sprintf(`
+The rigid scene 2 of Li & Yamaguchi's deformable-object paper: 100 bunnies
+of 453 vertices and 902 triangles falling on a planar ground, here as the
+tori's scene with the bunny in the torus's place (%d bunnies scaled to
+the torus's size, released one after the other over %g s), with the
+same lockstep timing runs (standard, iterative, iterative + predictive;
+%d runs of each, the median of the runs' means kept). The paper counts
+colliding pairs against GJK in a scene of 30 bunnies (Fig. 10); we count
+them in this scene against an exact test, on untimed runs, as for the
+tori.`, n, toriRelease, toriTimeReps)
+	t := lt.timingTable("scene 2 (100 bunnies)", [3]float64{paperBunniesStd, paperBunniesIter, paperBunniesPred})
+	pairRows(t, pcs)
+	s.Tables = []*Table{t}
+	tp, err := lt.timeChart("bunnies-time.png", fmt.Sprintf("bunnies (%d): narrow phase per step, standard, iterative, iterative + predictive", n)).
+		draw(cfg, "Narrow-phase time per step without the iterative algorithm, with it, and with predictive rays (last timing run of each).")
+	if err != nil {
+		return nil, err
+	}
+	pp, err := pc.chart("bunnies-pairs.png", fmt.Sprintf("bunnies (%d): colliding pairs per step", n)).
+		draw(cfg, "Colliding pairs per step: detected by irtcd (iterative + predictive) and overlapping by the exact test on the same poses (like Fig. 10 of Li & Yamaguchi, which compares with GJK).")
+	if err != nil {
+		return nil, err
+	}
+	s.Plots = append([]Plot{tp, pp}, lt.pics.plots...)
+	s.Notes = append(s.Notes, fmt.Sprintf("\nTiming runs (mean narrow-phase ms/step of each run): %s.", lt.runsNote()))
+	paperSpeed, paperOver := paperBunniesStd/paperBunniesIter, paperBunniesPred/paperBunniesIter-1
+	s.Summary = []SummaryRow{
+		{"Iterative speed-up, 100 bunnies (Li & Yamaguchi Table 2: ms/step without → with iterative)", "129.2 → 116.3 (" + num(paperSpeed, 2) + "×)",
+			num(lt.ms[lyStd], 2) + " → " + num(lt.ms[lyIter], 2) + " (" + num(lt.speedup(), 2) + "×)", better(lt.speedup(), paperSpeed, true, 0)},
+		{"Predictive rays' overhead, 100 bunnies (ms/step iterative → iterative + predictive)", "116.3 → 118.6 (" + change(paperOver, 1) + ")",
+			num(lt.ms[lyIter], 2) + " → " + num(lt.ms[lyPred], 2) + " (" + change(lt.overhead(), 1) + ")", better(lt.overhead(), paperOver, false, 0) + " (overhead)"},
+		{"Colliding pairs per step against an exact test, 100 bunnies (Fig. 10, 30 bunnies: against GJK); overlapping pairs not detected over the run", "high concordance", pct(pc.missShare(), 2) + " missed (standard algorithm " + pct(pcs[1].missShare(), 2) + ", with edge contacts " + pct(pcs[2].missShare(), 2) + ")", "n/a (no figure in the paper)"},
+	}
+	s.metric("speedup", lt.speedup())
+	s.metric("overhead", lt.overhead())
+	s.metric("missShare", pc.missShare())
+	s.metric("missShareStandard", pcs[1].missShare())
+	s.metric("missShareEdges", pcs[2].missShare())
+	s.metric("missInside", float64(pcs[0].sumMissInside+pcs[1].sumMissInside+pcs[2].sumMissInside))
+	s.metric("spurious", float64(pcs[0].sumSpu+pcs[1].sumSpu+pcs[2].sumSpu))
+	s.metric("overlapping", float64(pc.sumOverlap))
 	return s, nil
 }
 
