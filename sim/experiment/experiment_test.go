@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
 
@@ -300,5 +303,51 @@ func TestBoundNote(t *testing.T) {
 		if tc.bound > 6.9 && strings.Contains(got, "below") {
 			t.Errorf("boundNote(%v, %v) = %q: not below the paper's figure", tc.rest, tc.bound, got)
 		}
+	}
+}
+
+// TestCrossingDepth: a beam, turned 45° about its length, dips one edge
+// 0.1 into a box's top face with every vertex of both outside the other.
+// The shapes overlap (narrow.Overlap), no vertex is inside, and the
+// crossing is 0.1 deep; moved up by 0.2 they are apart.
+func TestCrossingDepth(t *testing.T) {
+	box, err := narrow.NewBox(mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s = 0.3 // the beam's half side; its diagonal section's half diagonal is s·√2
+	beam, err := narrow.NewBox(mgl64.Vec3{-3, -s, -s}, mgl64.Vec3{3, s, s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rot := mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})
+	for _, tc := range []struct {
+		lift        float64
+		over, depth bool
+	}{{0, true, true}, {0.2, false, false}} {
+		pb := narrow.Pose{Pos: mgl64.Vec3{0, 0.9 + s*math.Sqrt2 + tc.lift, 0}, Rot: rot}
+		over, err := narrow.Overlap(beam, box, pb, narrow.Identity)
+		if err != nil || over != tc.over {
+			t.Errorf("lift %v: overlap %v (%v), want %v", tc.lift, over, err, tc.over)
+		}
+		if vertexInside(beam, box, pb, narrow.Identity) {
+			t.Errorf("lift %v: a vertex inside", tc.lift)
+		}
+		d := crossingDepth(beam, box, pb, narrow.Identity)
+		want := 0.0
+		if tc.depth {
+			want = 0.1
+		}
+		if math.Abs(d-want) > 1e-9 {
+			t.Errorf("lift %v: crossing depth %v, want %v", tc.lift, d, want)
+		}
+	}
+	// A short beam in the same place has its bottom vertices in the box.
+	short, err := narrow.NewBox(mgl64.Vec3{-0.5, -s, -s}, mgl64.Vec3{0.5, s, s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb := (narrow.Pose{Pos: mgl64.Vec3{0, 0.9 + s*math.Sqrt2, 0}, Rot: rot}); !vertexInside(short, box, pb, narrow.Identity) {
+		t.Error("a short beam's bottom vertices are inside the box: vertexInside says no")
 	}
 }
