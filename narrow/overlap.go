@@ -164,3 +164,53 @@ func touchesInside(src *Shape, t *Transform, dst *Shape) bool {
 	}
 	return false
 }
+
+// AppendPrimsInBox appends to dst the indices (Prim's) of s's primitives
+// whose bounding boxes meet box, given in s's frame, and returns the
+// extended slice: the candidates of a query by region, to be tested
+// exactly by the caller. The order is the hierarchy's, the same for the
+// same shape and box; with a dst of enough capacity it allocates nothing.
+// A polygon's segments count as lying at z = 0.
+func (s *Shape) AppendPrimsInBox(dst []int32, box AABB) []int32 {
+	prims := func(ps []primData) {
+		for i := range ps {
+			p := &ps[i]
+			lo, hi := s.primBox(int(p.id))
+			if s.dim == Dim2 {
+				lo[2], hi[2] = 0, 0
+			}
+			if box.meetsBox(&[2][3]float64{lo, hi}) {
+				dst = append(dst, p.id)
+			}
+		}
+	}
+	if s.fat == nil {
+		prims(s.leaf)
+		return dst
+	}
+	var stack [maxDepth + 2]int32
+	sp := 1
+	for sp > 0 {
+		sp--
+		n := &s.fat[stack[sp]]
+		for k := range 2 {
+			var b AABB
+			for a := range 3 {
+				b.Min[a], b.Max[a] = float64(n.box[0][a][k]), float64(n.box[1][a][k])
+			}
+			if s.dim == Dim2 {
+				b.Min[2], b.Max[2] = 0, 0
+			}
+			if !b.meets(&box) {
+				continue
+			}
+			if c := n.count[k]; c > 0 {
+				prims(s.leaf[n.child[k] : n.child[k]+c])
+				continue
+			}
+			stack[sp] = n.child[k]
+			sp++
+		}
+	}
+	return dst
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -480,5 +481,63 @@ func TestOverlapGridBoxes(t *testing.T) {
 	}
 	if touching < 300 {
 		t.Errorf("only %d boxes just touching: the test needs more", touching)
+	}
+}
+
+// TestAppendPrimsInBox: the primitives found through the hierarchy are
+// those whose boxes meet the query box, by a test of every primitive, on
+// meshes, a polygon and a shape too small for a hierarchy; a warm query
+// allocates nothing.
+func TestAppendPrimsInBox(t *testing.T) {
+	poly, err := NewPolygon(offStar())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tet, err := NewMesh([]mgl64.Vec3{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, [][3]int{{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range append(testMeshes(t, "bunny", "torus"), poly, tet) {
+		b := s.Bounds()
+		size := b.Max.Sub(b.Min)
+		var got []int32
+		for round := range 200 {
+			var q AABB
+			for a := range 3 {
+				c := b.Min[a] + size[a]*(1.4*rng.Float64()-0.2)
+				h := size[a] * 0.3 * rng.Float64() * rng.Float64()
+				q.Min[a], q.Max[a] = c-h, c+h
+			}
+			got = s.AppendPrimsInBox(got[:0], q)
+			var want []int32
+			for i := range s.NumPrims() {
+				lo, hi := s.primBox(i)
+				if s.Dim() == Dim2 {
+					lo[2], hi[2] = 0, 0
+				}
+				if q.meetsBox(&[2][3]float64{lo, hi}) {
+					want = append(want, int32(i))
+				}
+			}
+			sorted := slices.Clone(got)
+			slices.Sort(sorted)
+			if !slices.Equal(sorted, want) {
+				t.Fatalf("%d primitives, box %d %v: found %v, want %v", s.NumPrims(), round, q, sorted, want)
+			}
+			if again := s.AppendPrimsInBox(nil, q); !slices.Equal(again, got) {
+				t.Fatalf("%d primitives, box %d: a second query's order %v, then %v", s.NumPrims(), round, got, again)
+			}
+			if round == 0 && s.Dim() == Dim3 {
+				all := AABB{Min: b.Min.Sub(size), Max: b.Max.Add(size)}
+				got = s.AppendPrimsInBox(got[:0], all)
+				if len(got) != s.NumPrims() {
+					t.Fatalf("a box around the shape: %d of %d primitives", len(got), s.NumPrims())
+				}
+				if n := testing.AllocsPerRun(20, func() { got = s.AppendPrimsInBox(got[:0], all) }); n != 0 {
+					t.Errorf("%d allocations a warm query", int(n))
+				}
+			}
+		}
 	}
 }

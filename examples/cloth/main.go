@@ -1,12 +1,15 @@
 // Command cloth runs the self-collision experiment of Li & Yamaguchi's
 // §6.6 (ray-traced CD for deformable objects): a 20 × 20-node cloth, 0.4 m
 // between nodes, falls onto a capsule, and its folds meet each other
-// (sim/cloth). It runs the scene twice, with the paper's Algorithm 1
-// (narrow.Shape.AppendSelfHits on the cloth's surface, refitted every
-// substep) and without it, prints per simulated second how many particles
-// went through the cloth and how deep, draws the cloth with Algorithm 1
-// at the frame where it stopped the most particles in cloth.png, and the
-// deepest penetration of every frame, both runs, in
+// (sim/cloth). It runs the scene three times: with the paper's Algorithm
+// 1 (narrow.Shape.AppendSelfHits on the cloth's surface, refitted every
+// substep) and sim/cloth's sweep test (exact continuous tests of each
+// particle against the triangles near its path, for what the rays along
+// a particle's own motion cannot see), with Algorithm 1 alone, and
+// without self-collision. It prints per simulated second how many
+// particles went through the cloth and how deep, draws the cloth of the
+// first run at the frame where it stopped the most particles in
+// cloth.png, and the deepest penetration of every frame, every run, in
 // cloth-penetration.png (the paper's Figure 16).
 //
 //	go run ./examples/cloth [-out cloth.png] [-plot cloth-penetration.png] [-seconds 5]
@@ -45,29 +48,38 @@ func main() {
 type result struct {
 	depth     []float64 // per frame, m
 	crossings int
-	stopped   int
+	stopped   int // by Algorithm 1's rays or the sweep test
 	deepest   float64
 }
 
-// run runs both versions of the scene, prints and draws them, and returns
-// the run with Algorithm 1 and the one without.
-func run(out, plotOut string, seconds float64) ([2]result, error) {
-	var res [2]result
-	// The picture: the cloth with Algorithm 1 at the frame where it
+// variants are the runs, in run's order.
+var variants = []struct {
+	name        string
+	self, sweep bool
+}{
+	{"Algorithm 1 and the sweep test", true, true},
+	{"Algorithm 1 alone", true, false},
+	{"without self-collision", false, false},
+}
+
+// run runs every variant of the scene, prints and draws them, and returns
+// their records in variants' order.
+func run(out, plotOut string, seconds float64) ([]result, error) {
+	res := make([]result, len(variants))
+	// The picture: the cloth of the first run at the frame where it
 	// stopped the most particles.
 	var shot []mgl64.Vec3
 	var shotTime float64
 	shotStopped := -1
 	var final *cloth.Cloth
-	for k, self := range []bool{true, false} {
+	for k, v := range variants {
 		cfg := cloth.DefaultConfig()
-		cfg.SelfCollision, cfg.Measure = self, true
+		cfg.SelfCollision, cfg.Sweep, cfg.Measure = v.self, v.sweep, true
 		c, err := cloth.NewCapsuleScene(cfg)
 		if err != nil {
 			return res, err
 		}
-		name := map[bool]string{true: "with Algorithm 1", false: "without self-collision"}[self]
-		fmt.Printf("%s:\n  time  particles through the cloth  deepest (m)  particles stopped\n", name)
+		fmt.Printf("%s:\n  time  particles through the cloth  deepest (m)  particles stopped\n", v.name)
 		perSecond := int(math.Round(1 / cfg.Dt))
 		r := &res[k]
 		var secCross, secStopped int
@@ -77,13 +89,14 @@ func run(out, plotOut string, seconds float64) ([2]result, error) {
 				return res, err
 			}
 			st := c.Stats()
+			stopped := st.Stopped + st.Swept
 			r.depth = append(r.depth, st.Penetration)
 			r.crossings += st.Crossings
-			r.stopped += st.Stopped
+			r.stopped += stopped
 			r.deepest = math.Max(r.deepest, st.Penetration)
-			secCross, secStopped, secDeep = secCross+st.Crossings, secStopped+st.Stopped, math.Max(secDeep, st.Penetration)
-			if self && st.Stopped > shotStopped {
-				shot, shotTime, shotStopped = append(shot[:0], c.Positions()...), float64(f+1)*cfg.Dt, st.Stopped
+			secCross, secStopped, secDeep = secCross+st.Crossings, secStopped+stopped, math.Max(secDeep, st.Penetration)
+			if k == 0 && stopped > shotStopped {
+				shot, shotTime, shotStopped = append(shot[:0], c.Positions()...), float64(f+1)*cfg.Dt, stopped
 			}
 			if (f+1)%perSecond == 0 {
 				fmt.Printf("%5d s  %27d  %11.5f  %17d\n", (f+1)/perSecond, secCross, secDeep, secStopped)
@@ -91,7 +104,7 @@ func run(out, plotOut string, seconds float64) ([2]result, error) {
 			}
 		}
 		fmt.Printf("  in all: %d particles through the cloth, the deepest %.5f m (the paper: 5.8651e-4 m at most)\n", r.crossings, r.deepest)
-		if self {
+		if k == 0 {
 			final = c
 		}
 	}
@@ -137,24 +150,22 @@ func drawCloth(out string, surface *narrow.Shape, at []mgl64.Vec3, time float64)
 		{Shape: back, Pose: narrow.Identity, Color: color.RGBA{0xb0, 0x5a, 0x2a, 0xff}},
 	}
 	img, err := view3d.Render(720, 450, view3d.Camera{Eye: mgl64.Vec3{7, 5, 8}, Target: mgl64.Vec3{0, -1, 0}, Up: mgl64.Vec3{0, 1, 0}}, inst,
-		view3d.WithTitle(fmt.Sprintf("a 20x20 cloth on a capsule, t = %.2f s: the flaps meet, Algorithm 1 keeps them apart", time)))
+		view3d.WithTitle(fmt.Sprintf("a 20x20 cloth on a capsule, t = %.2f s: the flaps meet and stay apart", time)))
 	if err != nil {
 		return err
 	}
 	return view3d.SavePNG(out, img)
 }
 
-// plotDepths draws the deepest penetration of every frame, both runs.
-func plotDepths(out string, res [2]result, dt float64) error {
+// plotDepths draws the deepest penetration of every frame, every run.
+func plotDepths(out string, res []result, dt float64) error {
 	p := plot.New()
 	p.Title.Text = "Self-collision of a cloth on a capsule: deepest penetration per frame"
 	p.X.Label.Text = "simulated time (s)"
 	p.Y.Label.Text = "mm"
 	p.Add(plotter.NewGrid())
-	for k, s := range []struct {
-		name string
-		col  color.RGBA
-	}{{"with Algorithm 1", color.RGBA{0x1f, 0x77, 0xb4, 0xff}}, {"without self-collision", color.RGBA{0xd6, 0x27, 0x28, 0xff}}} {
+	cols := []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xe0, 0x8a, 0x1e, 0xff}, {0xd6, 0x27, 0x28, 0xff}}
+	for k, v := range variants {
 		xy := make(plotter.XYs, len(res[k].depth))
 		for i, d := range res[k].depth {
 			xy[i].X, xy[i].Y = float64(i+1)*dt, 1000*d
@@ -163,9 +174,9 @@ func plotDepths(out string, res [2]result, dt float64) error {
 		if err != nil {
 			return err
 		}
-		l.Color, l.Width = s.col, vg.Points(1.2)
+		l.Color, l.Width = cols[k], vg.Points(1.2)
 		p.Add(l)
-		p.Legend.Add(s.name, l)
+		p.Legend.Add(v.name, l)
 	}
 	paper := plotter.NewFunction(func(float64) float64 { return 0.58651 })
 	paper.Color, paper.Dashes = color.RGBA{0x55, 0x55, 0x55, 0xff}, []vg.Length{vg.Points(4), vg.Points(3)}

@@ -12,8 +12,11 @@
 // stops each particle's motion short of any other part of the cloth found
 // on its way by Algorithm 1 of the paper (narrow.Shape.AppendSelfHits: a
 // ray along the particle's motion and one against it, on the cloth's
-// surface refitted every step, narrow.Shape.DeformInto). Same input, same
-// run, bit for bit.
+// surface refitted every step, narrow.Shape.DeformInto), then puts back
+// the particles that an exact continuous test finds crossing the cloth
+// all the same (Config.Sweep: a part of the cloth swept over a particle,
+// which rays along the particle's own motion cannot see). Same input,
+// same run, bit for bit.
 package cloth
 
 import (
@@ -40,6 +43,14 @@ type Config struct {
 	// SelfCollision turns Algorithm 1 on (the default); off, the cloth
 	// passes through itself, which the metrics then show.
 	SelfCollision bool
+	// Sweep (on by default, with SelfCollision) adds to Algorithm 1 an
+	// exact continuous test of each particle against the triangles near
+	// its path (every vertex moving in a straight line over the substep),
+	// which catches what the paper's rays, cast along each particle's own
+	// motion, cannot see: a part of the cloth swept over a particle, as
+	// when two flaps slide into each other. Off, the cloth runs the
+	// paper's Algorithm 1 alone.
+	Sweep bool
 	// Measure makes every step count the particles that went through the
 	// cloth (Stats.Crossings, Penetration) by testing every particle's
 	// path against every triangle: a measurement for experiments and
@@ -51,7 +62,7 @@ type Config struct {
 // at 60 Hz.
 func DefaultConfig() Config {
 	return Config{Nodes: 20, Spacing: 0.4, Dt: 1.0 / 60, Substeps: 4, Iterations: 8,
-		Thickness: 0.05, Gravity: mgl64.Vec3{0, -9.81, 0}, Damping: 0.002, Friction: 0.3, SelfCollision: true}
+		Thickness: 0.05, Gravity: mgl64.Vec3{0, -9.81, 0}, Damping: 0.002, Friction: 0.3, SelfCollision: true, Sweep: true}
 }
 
 // ErrConfig is wrapped by the errors of New for a bad configuration.
@@ -76,6 +87,8 @@ type Cloth struct {
 	motion    []mgl64.Vec3
 	start     []mgl64.Vec3 // the step's start positions (measure)
 	hits      []narrow.SelfHit
+	near      []int32       // the triangles near a particle's path (sweep)
+	boxes     []narrow.AABB // the triangles' boxes over the substep (measure)
 	stats     Stats
 	steps     int
 }
@@ -96,16 +109,17 @@ type obstacle struct {
 type Stats struct {
 	// SelfHits counts the hits of Algorithm 1's rays (forward and
 	// behind) over the step's substeps; Stopped, the particles whose
-	// motion a forward hit cut short.
-	SelfHits, Stopped int
+	// motion a hit cut short; Swept, the particles the sweep test
+	// (Config.Sweep) put back on their side of a triangle.
+	SelfHits, Stopped, Swept int
 	// With Config.Measure: Crossings counts the particles that went
 	// through another part of the cloth during one of the step's
-	// substeps (their path over the substep meets a triangle not their
-	// own, where it is at the substep's end), and Penetration is the
-	// deepest of them past that triangle's plane: the penetration depth
-	// of self-collision the paper plots (Figure 16). A particle that does
-	// not move while another part sweeps over it is seen by neither this
-	// measure nor Algorithm 1's rays.
+	// substeps (the particle and a triangle not its own, each vertex
+	// moving in a straight line over the substep, meet inside the
+	// triangle: a particle swept over by the cloth counts as well as one
+	// that moved through it), and Penetration is the deepest of them past
+	// that triangle's plane at the substep's end: the penetration depth
+	// of self-collision the paper plots (Figure 16).
 	Crossings   int
 	Penetration float64
 	// ObstacleDepth is the deepest any particle lies inside an obstacle
@@ -222,6 +236,11 @@ func (c *Cloth) Step() error {
 		if cfg.SelfCollision {
 			if err := c.selfCollide(); err != nil {
 				return err
+			}
+			if cfg.Sweep {
+				if err := c.sweep(); err != nil {
+					return err
+				}
 			}
 			c.collideObstacles()
 		}
@@ -344,6 +363,65 @@ func (c *Cloth) selfCollide() error {
 	return nil
 }
 
+// sweep finds, by exact continuous tests (crossed), the particles that
+// would go through another part of the cloth during the substep, from x
+// to p, every vertex moving in a straight line, and puts each back on the
+// side of the triangle it started on, as far from the triangle's plane
+// where the triangle ends the substep as it started from the plane where
+// it began (at least a quarter thickness, at most a thickness). The candidates of a particle
+// are the triangles of the surface at p whose boxes meet the box of its
+// path grown by the longest motion of any particle (a triangle's box over
+// the substep lies within that distance of its box at p). It repeats
+// while a pass moves a particle, at most selfPasses times.
+func (c *Cloth) sweep() error {
+	th := c.cfg.Thickness
+	for range selfPasses {
+		dst := &c.surf[c.k]
+		if err := c.rest.DeformInto(dst, c.p); err != nil {
+			return fmt.Errorf("cloth: step %d: %w", c.steps, err)
+		}
+		reach := 0.0
+		for i := range c.p {
+			reach = math.Max(reach, c.p[i].Sub(c.x[i]).Len())
+		}
+		moved := false
+		for v := range c.p {
+			a := c.x[v]
+			lo, hi := sweptBox(a, c.p[v])
+			c.near = dst.AppendPrimsInBox(c.near[:0], narrow.AABB{Min: lo, Max: hi}.Grow(reach))
+			for _, t := range c.near {
+				tri := dst.Prim(int(t))
+				if tri[0] == int32(v) || tri[1] == int32(v) || tri[2] == int32(v) {
+					continue
+				}
+				t0 := [3]mgl64.Vec3{c.x[tri[0]], c.x[tri[1]], c.x[tri[2]]}
+				t1 := [3]mgl64.Vec3{c.p[tri[0]], c.p[tri[1]], c.p[tri[2]]}
+				if !crossed(a, c.p[v], t0, t1) {
+					continue
+				}
+				// Back to the side it started on (by the triangle's normal
+				// then: the same winding as at the end), as far from the
+				// plane as it started, a quarter thickness to a thickness:
+				// no closer, so that it does not cross again at once, and
+				// no farther, so that the correction is inelastic along
+				// the normal rather than a kick.
+				n0 := t0[1].Sub(t0[0]).Cross(t0[2].Sub(t0[0]))
+				d0 := a.Sub(t0[0]).Dot(n0) / n0.Len()
+				target := math.Copysign(math.Min(math.Max(math.Abs(d0), th/4), th), d0)
+				n := mgl64.Vec3(dst.FaceNormal(int(t)))
+				c.p[v] = c.p[v].Add(n.Mul(target - c.p[v].Sub(t1[0]).Dot(n)))
+				c.stats.Swept++
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return nil
+}
+
 // refresh makes the surface follow the positions: DeformInto the shape not
 // in use, the two taking turns.
 func (c *Cloth) refresh() error {
@@ -356,33 +434,115 @@ func (c *Cloth) refresh() error {
 }
 
 // crossings counts the particles that went through another part of the
-// cloth between start and now (the segment of each particle's motion
-// against every triangle not its own, where the triangles are now), with
-// the deepest of them past the triangle's plane. It tests every pair:
-// a measure, not part of the method.
+// cloth between start and now, both moving: a particle and a triangle not
+// its own cross when, with every vertex moving in a straight line over
+// the substep, the particle meets the triangle's plane inside the
+// triangle (crossTime). It also records the deepest of them past the
+// triangle's plane at the substep's end. It tests every pair whose swept
+// boxes meet: a measure, not part of the method.
 func (c *Cloth) crossings(start []mgl64.Vec3) {
 	s := c.cur
+	c.boxes = c.boxes[:0]
+	for t := range s.NumPrims() {
+		tri := s.Prim(t)
+		lo, hi := sweptBox(start[tri[0]], c.x[tri[0]])
+		for _, k := range tri[1:] {
+			l, h := sweptBox(start[k], c.x[k])
+			for i := range 3 {
+				lo[i], hi[i] = math.Min(lo[i], l[i]), math.Max(hi[i], h[i])
+			}
+		}
+		c.boxes = append(c.boxes, narrow.AABB{Min: lo, Max: hi})
+	}
 	for v := range c.x {
 		a, b := start[v], c.x[v]
-		for t := range s.NumPrims() {
+		lo, hi := sweptBox(a, b)
+		for t, box := range c.boxes {
+			if lo[0] > box.Max[0] || hi[0] < box.Min[0] || lo[1] > box.Max[1] || hi[1] < box.Min[1] || lo[2] > box.Max[2] || hi[2] < box.Min[2] {
+				continue
+			}
 			tri := s.Prim(t)
 			if tri[0] == int32(v) || tri[1] == int32(v) || tri[2] == int32(v) {
 				continue
 			}
-			p0, p1, p2 := c.x[tri[0]], c.x[tri[1]], c.x[tri[2]]
-			n := s.FaceNormal(t)
-			da, db := a.Sub(p0).Dot(n), b.Sub(p0).Dot(n)
-			if da*db >= 0 {
-				continue // on one side of the plane all the way
+			if !crossed(a, b, [3]mgl64.Vec3{start[tri[0]], start[tri[1]], start[tri[2]]}, [3]mgl64.Vec3{c.x[tri[0]], c.x[tri[1]], c.x[tri[2]]}) {
+				continue
 			}
-			x := a.Add(b.Sub(a).Mul(da / (da - db))) // where the path meets the plane
-			if inTriangle(x, p0, p1, p2, n) {
-				c.stats.Crossings++
-				c.stats.Penetration = math.Max(c.stats.Penetration, math.Abs(db))
-				break
-			}
+			c.stats.Crossings++
+			c.stats.Penetration = math.Max(c.stats.Penetration, math.Abs(b.Sub(c.x[tri[0]]).Dot(s.FaceNormal(t))))
+			break
 		}
 	}
+}
+
+// sweptBox returns the box of the segment from a to b.
+func sweptBox(a, b mgl64.Vec3) (lo, hi mgl64.Vec3) {
+	for i := range 3 {
+		lo[i], hi[i] = math.Min(a[i], b[i]), math.Max(a[i], b[i])
+	}
+	return lo, hi
+}
+
+// crossed reports whether a point moving from a to b meets the triangle
+// moving from t0 to t1 (each vertex in a straight line, all in the same
+// time) inside the triangle: the roots in [0, 1] of the cubic
+// f(τ) = (x − p0)·((p1 − p0) × (p2 − p0)), whose sign is the point's side
+// of the triangle's plane, found by bisection on the intervals where f is
+// monotone, and the point tested inside the triangle at each.
+func crossed(a, b mgl64.Vec3, t0, t1 [3]mgl64.Vec3) bool {
+	q0, dq := a.Sub(t0[0]), b.Sub(t1[0]).Sub(a.Sub(t0[0]))
+	e10, e20 := t0[1].Sub(t0[0]), t0[2].Sub(t0[0])
+	de1, de2 := t1[1].Sub(t1[0]).Sub(e10), t1[2].Sub(t1[0]).Sub(e20)
+	n0, n1, n2 := e10.Cross(e20), e10.Cross(de2).Add(de1.Cross(e20)), de1.Cross(de2)
+	c3, c2, c1, c0 := dq.Dot(n2), q0.Dot(n2)+dq.Dot(n1), q0.Dot(n1)+dq.Dot(n0), q0.Dot(n0)
+	f := func(t float64) float64 { return ((c3*t+c2)*t+c1)*t + c0 }
+	// The breakpoints: 0, the roots of f' in (0, 1), 1.
+	knots := [4]float64{0}
+	nk := 1
+	if qa, qb, qc := 3*c3, 2*c2, c1; qa != 0 {
+		if disc := qb*qb - 4*qa*qc; disc > 0 {
+			r := math.Sqrt(disc)
+			x1, x2 := (-qb-r)/(2*qa), (-qb+r)/(2*qa)
+			if x1 > x2 {
+				x1, x2 = x2, x1
+			}
+			for _, x := range []float64{x1, x2} {
+				if x > 0 && x < 1 {
+					knots[nk] = x
+					nk++
+				}
+			}
+		}
+	} else if qb != 0 {
+		if x := -qc / qb; x > 0 && x < 1 {
+			knots[nk] = x
+			nk++
+		}
+	}
+	knots[nk] = 1
+	nk++
+	for k := 0; k+1 < nk; k++ {
+		lo, hi := knots[k], knots[k+1]
+		flo, fhi := f(lo), f(hi)
+		if flo*fhi > 0 || flo == 0 && fhi == 0 {
+			continue
+		}
+		for range 60 {
+			mid := 0.5 * (lo + hi)
+			if fm := f(mid); fm*flo > 0 {
+				lo, flo = mid, fm
+			} else {
+				hi = mid
+			}
+		}
+		t := 0.5 * (lo + hi)
+		lerp := func(p, q mgl64.Vec3) mgl64.Vec3 { return p.Add(q.Sub(p).Mul(t)) }
+		x, p0, p1, p2 := lerp(a, b), lerp(t0[0], t1[0]), lerp(t0[1], t1[1]), lerp(t0[2], t1[2])
+		if n := p1.Sub(p0).Cross(p2.Sub(p0)); n.Len() > 0 && inTriangle(x, p0, p1, p2, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // obstacleDepth records how deep any particle lies in an obstacle.
