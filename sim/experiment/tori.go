@@ -226,6 +226,15 @@ func toriShots(st int) []snapshot {
 	return []snapshot{{st / 5, "the first objects land"}, {st / 2, "half of them released"}, {st, "the end"}}
 }
 
+// toriLY and bunniesLY are Li & Yamaguchi's two rigid scenes as the
+// report names them.
+var (
+	toriLY = lyScene{name: "tori", label: "100 tori", timeFile: "tori-time-prediction.png", fig: "Fig. 12", figNote: ": against GJK",
+		paper: [3]float64{paperToriStd, paperToriIter, paperToriPred}}
+	bunniesLY = lyScene{name: "bunnies", label: "100 bunnies", timeFile: "bunnies-time.png", fig: "Fig. 10", figNote: ", 30 bunnies: against GJK",
+		paper: [3]float64{paperBunniesStd, paperBunniesIter, paperBunniesPred}}
+)
+
 // lyMethods are the methods Li & Yamaguchi's Tables 2 and 3 time, in
 // their order: without iterative, with iterative, iterative + predictive.
 var (
@@ -333,6 +342,57 @@ func (lt *lyTiming) runsNote() string {
 		each = append(each, name+": "+strings.Join(parts, ", "))
 	}
 	return strings.Join(each, "; ")
+}
+
+// lyScene names one of Li & Yamaguchi's scenes in the report.
+type lyScene struct {
+	name     string     // file prefix: "tori"
+	label    string     // "100 tori"
+	timeFile string     // the time chart's file
+	fig      string     // the paper's figure of colliding pairs: "Fig. 12"
+	figNote  string     // what the summary adds to it: ": against GJK"
+	paper    [3]float64 // Tables 2 and 3, ms a step, in lyMethods' order
+}
+
+// charts draws the scene's narrow-phase time per step (lt) and colliding
+// pairs per step (pc) of n objects.
+func (ls *lyScene) charts(cfg *Config, lt *lyTiming, pc *pairCounts, n int) (tp, pp Plot, err error) {
+	tp, err = lt.timeChart(ls.timeFile, fmt.Sprintf("%s (%d): narrow phase per step, standard, iterative, iterative + predictive", ls.name, n)).
+		draw(cfg, "Narrow-phase time per step without the iterative algorithm, with it, and with predictive rays (last timing run of each).")
+	if err != nil {
+		return tp, pp, err
+	}
+	pp, err = pc.chart(ls.name+"-pairs.png", fmt.Sprintf("%s (%d): colliding pairs per step", ls.name, n)).
+		draw(cfg, "Colliding pairs per step: detected by irtcd (iterative + predictive) and overlapping by the exact test on the same poses (like "+ls.fig+" of Li & Yamaguchi, which compares with GJK).")
+	return tp, pp, err
+}
+
+// summary returns the scene's summary rows: Table 2's speed-up, Table 3's
+// overhead and the colliding pairs (countPairs).
+func (ls *lyScene) summary(lt *lyTiming, pcs [3]*pairCounts) (speed, over, pairs SummaryRow) {
+	paperSpeed, paperOver := ls.paper[lyStd]/ls.paper[lyIter], ls.paper[lyPred]/ls.paper[lyIter]-1
+	speed = SummaryRow{"Iterative speed-up, " + ls.label + " (Li & Yamaguchi Table 2: ms/step without → with iterative)",
+		num(ls.paper[lyStd], 1) + " → " + num(ls.paper[lyIter], 1) + " (" + num(paperSpeed, 2) + "×)",
+		num(lt.ms[lyStd], 2) + " → " + num(lt.ms[lyIter], 2) + " (" + num(lt.speedup(), 2) + "×)", better(lt.speedup(), paperSpeed, true, 0)}
+	over = SummaryRow{"Predictive rays' overhead, " + ls.label + " (ms/step iterative → iterative + predictive)",
+		num(ls.paper[lyIter], 1) + " → " + num(ls.paper[lyPred], 1) + " (" + change(paperOver, 1) + ")",
+		num(lt.ms[lyIter], 2) + " → " + num(lt.ms[lyPred], 2) + " (" + change(lt.overhead(), 1) + ")", better(lt.overhead(), paperOver, false, 0) + " (overhead)"}
+	pairs = SummaryRow{"Colliding pairs per step against an exact test, " + ls.label + " (" + ls.fig + ls.figNote + "); overlapping pairs not detected over the run",
+		"high concordance", pct(pcs[0].missShare(), 2) + " missed (standard algorithm " + pct(pcs[1].missShare(), 2) + ", with edge contacts " + pct(pcs[2].missShare(), 2) + ")",
+		"n/a (no figure in the paper)"}
+	return speed, over, pairs
+}
+
+// metrics records the scene's figures that the tests check.
+func (ls *lyScene) metrics(s *Section, lt *lyTiming, pcs [3]*pairCounts) {
+	s.metric("speedup", lt.speedup())
+	s.metric("overhead", lt.overhead())
+	s.metric("missShare", pcs[0].missShare())
+	s.metric("missShareStandard", pcs[1].missShare())
+	s.metric("missShareEdges", pcs[2].missShare())
+	s.metric("missInside", float64(pcs[0].sumMissInside+pcs[1].sumMissInside+pcs[2].sumMissInside))
+	s.metric("spurious", float64(pcs[0].sumSpu+pcs[1].sumSpu+pcs[2].sumSpu))
+	s.metric("overlapping", float64(pcs[0].sumOverlap))
 }
 
 // timeCurves is the narrow phase's time per step of each method's last
@@ -670,7 +730,7 @@ runs' means is kept (the runs of one method are identical; only the
 timings vary). The paper ran TrBVH on a GTX 770M GPU, rebuilding its
 acceleration structure every step for deformable objects; we run rigid
 meshes on the CPU, so only the ratios are compared.`, n, toriRelease, toriHeight, toriRadius, lockBlock, toriTimeReps)
-	t3 := lt.timingTable("scene 1 (100 tori)", [3]float64{paperToriStd, paperToriIter, paperToriPred})
+	t3 := lt.timingTable("scene 1 (100 tori)", toriLY.paper)
 	w := span{"", 0, len(runs[lyIter].Steps)}
 	dIt, dPr := accuracyOf(runs[lyIter].Steps, w), accuracyOf(runs[lyPred].Steps, w)
 	meanIt, meanPr := div(dIt.ownDepth, float64(dIt.contacts)), div(dPr.ownDepth, float64(dPr.contacts))
@@ -689,13 +749,7 @@ meshes on the CPU, so only the ratios are compared.`, n, toriRelease, toriHeight
 	}
 	s.Tables = []*Table{t3, fig, ft}
 
-	tp, err := lt.timeChart("tori-time-prediction.png", fmt.Sprintf("tori (%d): narrow phase per step, standard, iterative, iterative + predictive", n)).
-		draw(cfg, "Narrow-phase time per step without the iterative algorithm, with it, and with predictive rays (last timing run of each).")
-	if err != nil {
-		return nil, err
-	}
-	pp, err := pc.chart("tori-pairs.png", fmt.Sprintf("tori (%d): colliding pairs per step", n)).
-		draw(cfg, "Colliding pairs per step: detected by irtcd (iterative + predictive) and overlapping by the exact test on the same poses (like Fig. 12 of Li & Yamaguchi, which compares with GJK).")
+	tp, pp, err := toriLY.charts(cfg, lt, pc, n)
 	if err != nil {
 		return nil, err
 	}
@@ -747,27 +801,17 @@ phase) has no counterpart in a rigid scene: irtcd builds a shape's
 hierarchy once, in the shape's frame, and never updates it. For shapes
 that do deform, docs/BENCHMARKS.md, "Deformable shapes", times the
 refit (100 tori refitted in 5.9 ms on one core: not beaten).`, lt.runsNote()))
-	paperSpeed, paperOver := paperToriStd/paperToriIter, paperToriPred/paperToriIter-1
+	speed, over, pairs := toriLY.summary(lt, pcs)
 	s.Summary = []SummaryRow{
-		{"Iterative speed-up, 100 tori (Li & Yamaguchi Table 2: ms/step without → with iterative)", "56.7 → 36.2 (" + num(paperSpeed, 2) + "×)",
-			num(lt.ms[lyStd], 2) + " → " + num(lt.ms[lyIter], 2) + " (" + num(lt.speedup(), 2) + "×)", better(lt.speedup(), paperSpeed, true, 0)},
-		{"Predictive rays' overhead, 100 tori (ms/step iterative → iterative + predictive)", "36.2 → 37.2 (" + change(paperOver, 1) + ")",
-			num(lt.ms[lyIter], 2) + " → " + num(lt.ms[lyPred], 2) + " (" + change(lt.overhead(), 1) + ")", better(lt.overhead(), paperOver, false, 0) + " (overhead)"},
+		speed, over,
 		{"Mean penetration depth with prediction below without, 100 tori", "yes (Fig. 9)", num(meanPr, 4) + " m with, " + num(meanIt, 4) + " m without", yesNo(meanPr < meanIt)},
-		{"Colliding pairs per step against an exact test, 100 tori (Fig. 12: against GJK); overlapping pairs not detected over the run", "high concordance", pct(pc.missShare(), 2) + " missed (standard algorithm " + pct(pcs[1].missShare(), 2) + ", with edge contacts " + pct(pcs[2].missShare(), 2) + ")", "n/a (no figure in the paper)"},
+		pairs,
 		{"Penetration depth linear in the time step 2/120 … 8/120 s (Fig. 14), lowest R² of mean / max / std dev", "near-linear", num(minR2, 3), linearVerdict(minR2)},
 	}
-	s.metric("speedup", lt.speedup())
-	s.metric("overhead", lt.overhead())
+	toriLY.metrics(s, lt, pcs)
 	s.metric("minR2", minR2)
 	s.metric("meanDepthIterative", meanIt)
 	s.metric("meanDepthPredictive", meanPr)
-	s.metric("missShare", pc.missShare())
-	s.metric("missShareStandard", pcs[1].missShare())
-	s.metric("missShareEdges", pcs[2].missShare())
-	s.metric("missInside", float64(pcs[0].sumMissInside+pcs[1].sumMissInside+pcs[2].sumMissInside))
-	s.metric("spurious", float64(pcs[0].sumSpu+pcs[1].sumSpu+pcs[2].sumSpu))
-	s.metric("overlapping", float64(pc.sumOverlap))
 	return s, nil
 }
 
@@ -806,37 +850,18 @@ same lockstep timing runs (standard, iterative, iterative + predictive;
 colliding pairs against GJK in a scene of 30 bunnies (Fig. 10); we count
 them in this scene against an exact test, on untimed runs, as for the
 tori.`, n, toriRelease, toriTimeReps)
-	t := lt.timingTable("scene 2 (100 bunnies)", [3]float64{paperBunniesStd, paperBunniesIter, paperBunniesPred})
+	t := lt.timingTable("scene 2 (100 bunnies)", bunniesLY.paper)
 	pairRows(t, pcs)
 	s.Tables = []*Table{t}
-	tp, err := lt.timeChart("bunnies-time.png", fmt.Sprintf("bunnies (%d): narrow phase per step, standard, iterative, iterative + predictive", n)).
-		draw(cfg, "Narrow-phase time per step without the iterative algorithm, with it, and with predictive rays (last timing run of each).")
-	if err != nil {
-		return nil, err
-	}
-	pp, err := pc.chart("bunnies-pairs.png", fmt.Sprintf("bunnies (%d): colliding pairs per step", n)).
-		draw(cfg, "Colliding pairs per step: detected by irtcd (iterative + predictive) and overlapping by the exact test on the same poses (like Fig. 10 of Li & Yamaguchi, which compares with GJK).")
+	tp, pp, err := bunniesLY.charts(cfg, lt, pc, n)
 	if err != nil {
 		return nil, err
 	}
 	s.Plots = append([]Plot{tp, pp}, lt.pics.plots...)
 	s.Notes = append(s.Notes, fmt.Sprintf("\nTiming runs (mean narrow-phase ms/step of each run): %s.", lt.runsNote()))
-	paperSpeed, paperOver := paperBunniesStd/paperBunniesIter, paperBunniesPred/paperBunniesIter-1
-	s.Summary = []SummaryRow{
-		{"Iterative speed-up, 100 bunnies (Li & Yamaguchi Table 2: ms/step without → with iterative)", "129.2 → 116.3 (" + num(paperSpeed, 2) + "×)",
-			num(lt.ms[lyStd], 2) + " → " + num(lt.ms[lyIter], 2) + " (" + num(lt.speedup(), 2) + "×)", better(lt.speedup(), paperSpeed, true, 0)},
-		{"Predictive rays' overhead, 100 bunnies (ms/step iterative → iterative + predictive)", "116.3 → 118.6 (" + change(paperOver, 1) + ")",
-			num(lt.ms[lyIter], 2) + " → " + num(lt.ms[lyPred], 2) + " (" + change(lt.overhead(), 1) + ")", better(lt.overhead(), paperOver, false, 0) + " (overhead)"},
-		{"Colliding pairs per step against an exact test, 100 bunnies (Fig. 10, 30 bunnies: against GJK); overlapping pairs not detected over the run", "high concordance", pct(pc.missShare(), 2) + " missed (standard algorithm " + pct(pcs[1].missShare(), 2) + ", with edge contacts " + pct(pcs[2].missShare(), 2) + ")", "n/a (no figure in the paper)"},
-	}
-	s.metric("speedup", lt.speedup())
-	s.metric("overhead", lt.overhead())
-	s.metric("missShare", pc.missShare())
-	s.metric("missShareStandard", pcs[1].missShare())
-	s.metric("missShareEdges", pcs[2].missShare())
-	s.metric("missInside", float64(pcs[0].sumMissInside+pcs[1].sumMissInside+pcs[2].sumMissInside))
-	s.metric("spurious", float64(pcs[0].sumSpu+pcs[1].sumSpu+pcs[2].sumSpu))
-	s.metric("overlapping", float64(pc.sumOverlap))
+	speed, over, pairs := bunniesLY.summary(lt, pcs)
+	s.Summary = []SummaryRow{speed, over, pairs}
+	bunniesLY.metrics(s, lt, pcs)
 	return s, nil
 }
 
