@@ -68,36 +68,85 @@ func Overlap(a, b *Shape, pa, pb Pose) (bool, error) {
 // walks src's hierarchy: a subtree whose box, mapped by t, misses box
 // holds no edge to test.
 func edgesCross(src *Shape, t *Transform, dst *Shape, box *AABB) bool {
-	if src.fat == nil {
-		return primEdgesCross(src, src.leaf, t, dst, box)
-	}
-	var stack [maxDepth + 2]int32
-	sp := 1
-	for sp > 0 {
-		sp--
-		n := &src.fat[stack[sp]]
-		for k := range 2 {
-			var b AABB
-			for a := range 3 {
-				b.Min[a], b.Max[a] = float64(n.box[0][a][k]), float64(n.box[1][a][k])
-			}
-			if src.dim == Dim2 {
-				b.Min[2], b.Max[2] = 0, 0 // the nodes' z slabs are unbounded (padBox); a polygon lies at z = 0
-			}
-			if b = b.Transformed(t); !b.meets(box) {
-				continue
-			}
-			if c := n.count[k]; c > 0 {
-				if primEdgesCross(src, src.leaf[n.child[k]:n.child[k]+c], t, dst, box) {
-					return true
-				}
-				continue
-			}
-			stack[sp] = n.child[k]
-			sp++
+	var it leafIter
+	for it.start(src); it.next(); {
+		if b := it.box.Transformed(t); !b.meets(box) {
+			continue
+		}
+		if prims := it.enter(); prims != nil && primEdgesCross(src, prims, t, dst, box) {
+			return true
 		}
 	}
 	return false
+}
+
+// leafIter walks a shape's hierarchy from the root, child box by child
+// box, in the hierarchy's order: next moves to the next child (its box in
+// box; for a polygon, at z = 0), and enter, for a child the caller wants,
+// returns its primitives if it is a leaf, or else takes its children in
+// turn. A shape without a hierarchy is one leaf, its box the shape's
+// bounds.
+// It lives on the caller's stack: a walk allocates nothing.
+type leafIter struct {
+	s     *Shape
+	stack [maxDepth + 2]int32
+	sp    int
+	node  *fatNode
+	k     int // the child at hand, 0 or 1
+	box   AABB
+}
+
+func (it *leafIter) start(s *Shape) {
+	it.s, it.node, it.k = s, nil, 1
+	it.sp = 0
+	if s.fat != nil {
+		it.sp = 1 // the root, node 0
+	}
+}
+
+func (it *leafIter) next() bool {
+	s := it.s
+	if s.fat == nil {
+		if it.k == 2 {
+			return false
+		}
+		it.k = 2
+		it.box = s.bounds
+		return true
+	}
+	if it.node == nil || it.k == 1 {
+		if it.sp == 0 {
+			return false
+		}
+		it.sp--
+		it.node, it.k = &s.fat[it.stack[it.sp]], 0
+	} else {
+		it.k = 1
+	}
+	n, k := it.node, it.k
+	for a := range 3 {
+		it.box.Min[a], it.box.Max[a] = float64(n.box[0][a][k]), float64(n.box[1][a][k])
+	}
+	if s.dim == Dim2 {
+		it.box.Min[2], it.box.Max[2] = 0, 0 // the nodes' z slabs are unbounded (padBox); a polygon lies at z = 0
+	}
+	return true
+}
+
+// enter returns the primitives of the child at hand if it is a leaf, and
+// otherwise queues its children (returning nil).
+func (it *leafIter) enter() []primData {
+	s := it.s
+	if s.fat == nil {
+		return s.leaf
+	}
+	n := it.node
+	if c := n.count[it.k]; c > 0 {
+		return s.leaf[n.child[it.k] : n.child[it.k]+c]
+	}
+	it.stack[it.sp] = n.child[it.k]
+	it.sp++
+	return nil
 }
 
 // primEdgesCross is edgesCross for the edges of prims. A triangle's edges
@@ -172,44 +221,20 @@ func touchesInside(src *Shape, t *Transform, dst *Shape) bool {
 // same shape and box; with a dst of enough capacity it allocates nothing.
 // A polygon's segments count as lying at z = 0.
 func (s *Shape) AppendPrimsInBox(dst []int32, box AABB) []int32 {
-	prims := func(ps []primData) {
-		for i := range ps {
-			p := &ps[i]
-			lo, hi := s.primBox(int(p.id))
+	var it leafIter
+	for it.start(s); it.next(); {
+		if !it.box.meets(&box) {
+			continue
+		}
+		prims := it.enter()
+		for i := range prims {
+			lo, hi := s.primBox(int(prims[i].id))
 			if s.dim == Dim2 {
 				lo[2], hi[2] = 0, 0
 			}
 			if box.meetsBox(&[2][3]float64{lo, hi}) {
-				dst = append(dst, p.id)
+				dst = append(dst, prims[i].id)
 			}
-		}
-	}
-	if s.fat == nil {
-		prims(s.leaf)
-		return dst
-	}
-	var stack [maxDepth + 2]int32
-	sp := 1
-	for sp > 0 {
-		sp--
-		n := &s.fat[stack[sp]]
-		for k := range 2 {
-			var b AABB
-			for a := range 3 {
-				b.Min[a], b.Max[a] = float64(n.box[0][a][k]), float64(n.box[1][a][k])
-			}
-			if s.dim == Dim2 {
-				b.Min[2], b.Max[2] = 0, 0
-			}
-			if !b.meets(&box) {
-				continue
-			}
-			if c := n.count[k]; c > 0 {
-				prims(s.leaf[n.child[k] : n.child[k]+c])
-				continue
-			}
-			stack[sp] = n.child[k]
-			sp++
 		}
 	}
 	return dst
