@@ -306,11 +306,8 @@ func (h *Host) RegisterShape(s *narrow.Shape) (narrow.ShapeID, error) {
 func (h *Host) UnregisterShape(id narrow.ShapeID) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
-		return narrow.ErrBackendClosed
-	}
-	if id < 0 || int(id) >= len(h.shapes) || h.shapes[id] == nil {
-		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
+	if err := h.checkShape(id); err != nil {
+		return err
 	}
 	if h.fallback != nil {
 		if err := h.fallback.UnregisterShape(id); err != nil {
@@ -330,6 +327,18 @@ func (h *Host) UnregisterShape(id narrow.ShapeID) error {
 			}
 		}
 		p.release = append(p.release, released{int32(id), had})
+	}
+	return nil
+}
+
+// checkShape reports why shape id cannot be changed, if it cannot: the
+// host is closed, or id is not a registered shape. h.mu is held.
+func (h *Host) checkShape(id narrow.ShapeID) error {
+	if h.closed {
+		return narrow.ErrBackendClosed
+	}
+	if id < 0 || int(id) >= len(h.shapes) || h.shapes[id] == nil {
+		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
 	}
 	return nil
 }
@@ -355,11 +364,8 @@ func (h *Host) unref(sum [32]byte) {
 func (h *Host) ReshapeShape(id narrow.ShapeID, s *narrow.Shape) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
-		return narrow.ErrBackendClosed
-	}
-	if id < 0 || int(id) >= len(h.shapes) || h.shapes[id] == nil {
-		return fmt.Errorf("%w: id %d", narrow.ErrUnknownShape, id)
+	if err := h.checkShape(id); err != nil {
+		return err
 	}
 	if s == nil || !s.SameTopology(h.shapes[id]) {
 		return fmt.Errorf("%w: shape %d can only be replaced by a deformation of it (the same triangles over as many vertices)", narrow.ErrBadParams, id)
