@@ -172,8 +172,9 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 	bunny := loadMesh(t, "bunny")
 	const angle = math.Pi / 4
 	type params struct {
-		m    narrow.Method
-		spec bool
+		m     narrow.Method
+		spec  bool
+		depth float64 // Params.EdgeDepth as a share of the smaller Size; 0: the default
 	}
 	checked, gaps := 0, 0
 	for _, sh := range []struct {
@@ -181,8 +182,9 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 		a, b *narrow.Shape
 	}{{"box", box, box}, {"bars", barA, barB}, {"bunny", bunny, bunny}} {
 		for _, e := range motion.Scripts() {
-			for i, p := range []params{{narrow.MethodIterative, false}, {narrow.MethodPredictive, false}, {narrow.MethodPredictive, true}} {
-				be, err := cpubackend.New(narrow.Params{Method: p.m, Speculative: p.spec, EdgeAngle: angle}, cpubackend.WithWorkers(1+2*(i%2)))
+			for i, p := range []params{{narrow.MethodIterative, false, 0}, {narrow.MethodPredictive, false, 0}, {narrow.MethodPredictive, true, 0}, {narrow.MethodPredictive, false, 0.03}, {narrow.MethodPredictive, true, 0.03}} {
+				depth := p.depth * min(sh.a.Size(), sh.b.Size())
+				be, err := cpubackend.New(narrow.Params{Method: p.m, Speculative: p.spec, EdgeAngle: angle, EdgeDepth: depth}, cpubackend.WithWorkers(1+2*(i%2)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -197,6 +199,9 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 				all.RegisterShape(sh.b)
 				var allRes narrow.Result
 				r := be.Params().Resolve(sh.a, sh.b)
+				if depth > 0 && r.EdgeDepth != depth {
+					t.Fatalf("EdgeDepth %v resolved as %v", depth, r.EdgeDepth)
+				}
 				maxGap := 0.0
 				if p.spec {
 					maxGap = r.CullingDist
@@ -249,6 +254,9 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 					}
 					checked += len(got)
 					for _, c := range got {
+						if c.Depth > r.EdgeDepth {
+							t.Fatalf("%s %s step %d: edge contact %v deeper than EdgeDepth %v", sh.name, e.Name, k, c, r.EdgeDepth)
+						}
 						if c.Depth < 0 {
 							gaps++
 						}

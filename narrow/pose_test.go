@@ -360,6 +360,11 @@ func TestParamsValidate(t *testing.T) {
 		{"Speculative, predictive", Params{Method: MethodPredictive, Speculative: true}, true},
 		{"Speculative, iterative", Params{Method: MethodIterative, Speculative: true}, false},
 		{"Speculative, standard", Params{Method: MethodStandard, Speculative: true}, false},
+		{"EdgeDepth", Params{EdgeAngle: 0.1, EdgeDepth: 0.01}, true},
+		{"EdgeDepth without EdgeAngle", Params{EdgeDepth: 0.01}, true},
+		{"negative EdgeDepth", Params{EdgeAngle: 0.1, EdgeDepth: -0.01}, false},
+		{"NaN EdgeDepth", Params{EdgeAngle: 0.1, EdgeDepth: nan}, false},
+		{"+Inf EdgeDepth", Params{EdgeAngle: 0.1, EdgeDepth: math.Inf(1)}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

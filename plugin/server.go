@@ -30,8 +30,10 @@ import (
 // it in go-plugin's handshake. Version 2 added the shared region's
 // doorbell (a 128-byte header) and TakeShared; version 3
 // UnregisterShapes and released entries; version 4 SaveState and
-// RestoreState.
-const ProtocolVersion = 4
+// RestoreState; version 5 Params.edge_depth (an older plugin would drop
+// it and bound edge contacts by the default) and the backend state's
+// format 3, which carries it.
+const ProtocolVersion = 5
 
 // Handshake is the go-plugin handshake of irtcd narrow-phase plugins: the
 // protocol version and the magic cookie. A plugin binary started by hand,

@@ -619,6 +619,7 @@ func encodeParams(p narrow.Params) *pb.Params {
 		Reach:                 p.Reach,
 		Speculative:           p.Speculative,
 		EdgeAngle:             p.EdgeAngle,
+		EdgeDepth:             p.EdgeDepth,
 	}
 }
 
@@ -647,6 +648,7 @@ func decodeParams(m *pb.Params) (narrow.Params, error) {
 		Reach:                 m.Reach,
 		Speculative:           m.Speculative,
 		EdgeAngle:             m.EdgeAngle,
+		EdgeDepth:             m.EdgeDepth,
 	}
 	return p, p.Validate()
 }

@@ -131,6 +131,8 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	edges := fs.Float64("edges", 0, "edge-on-edge contacts between the convex edges bent by more than this `angle`\n"+
 		"(degrees, between the two faces' normals; 0: none, as vertex rays alone); a box's\n"+
 		"edges bend by 90")
+	edgeDepth := fs.Float64("edge-depth", 0, "with -edges, the deepest edge-on-edge contact, a `distance` (narrow.Params.EdgeDepth;\n"+
+		"0: a quarter of the smaller shape's size); deeper crossings are left to the vertex rays")
 	weld := fs.Bool("weld", false, "merge each mesh's vertices at equal coordinates first (narrow.Weld;\nvertex indices are then the welded mesh's)")
 	within := fs.Float64("weld-within", 0, "with -weld, merge the vertices within this `distance` of an earlier one\n(narrow.WeldWithin; triangles that collapse are dropped)")
 	speculative := fs.Bool("speculative", false, "with -method predictive, also print the predictions as speculative\ncontacts: depth < 0 is minus the gap to the surface the vertex's opposite ray enters")
@@ -174,6 +176,10 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(badInput("-edges %v: want an angle in [0, 180) degrees", *edges))
 	}
 	p.EdgeAngle = *edges * math.Pi / 180
+	if !(*edgeDepth >= 0) || math.IsInf(*edgeDepth, 0) {
+		return fail(badInput("-edge-depth %v: want a distance ≥ 0", *edgeDepth))
+	}
+	p.EdgeDepth = *edgeDepth
 	if p.Speculative = *speculative; p.Speculative && p.Method != narrow.MethodPredictive {
 		return fail(badInput("-speculative needs -method predictive"))
 	}

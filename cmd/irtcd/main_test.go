@@ -841,6 +841,18 @@ func TestContactsEdges(t *testing.T) {
 			t.Errorf("-edges %s: exit %d, stderr %q", bad, code, errOut)
 		}
 	}
+	// -edge-depth bounds the contact's depth: 0.02 keeps it, 0.005 drops it.
+	if cs := decode(t, mustRun(t, "", append(args, "-edges", "45", "-edge-depth", "0.02")...)); len(cs) != 1 {
+		t.Errorf("-edge-depth 0.02: %+v, want the contact", cs)
+	}
+	if cs := decode(t, mustRun(t, "", append(args, "-edges", "45", "-edge-depth", "0.005")...)); len(cs) != 0 {
+		t.Errorf("-edge-depth 0.005: %+v, want none (the crossing is 0.01 deep)", cs)
+	}
+	for _, bad := range []string{"-0.1", "NaN", "+Inf"} {
+		if code, _, errOut := runArgs(t, "", append(args, "-edges", "45", "-edge-depth", bad)...); code != exitUsage || !strings.Contains(errOut, "-edge-depth") {
+			t.Errorf("-edge-depth %s: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
 }
 
 func TestVersion(t *testing.T) {

@@ -209,7 +209,9 @@ type Params struct {
 	// narrow.Culling: 0 tight, 1 the papers' boxes.
 	Culling uint32 `protobuf:"varint,12,opt,name=culling,proto3" json:"culling,omitempty"`
 	// narrow.Params.EdgeAngle: 0 for no edge-on-edge contacts.
-	EdgeAngle     float64 `protobuf:"fixed64,13,opt,name=edge_angle,json=edgeAngle,proto3" json:"edge_angle,omitempty"`
+	EdgeAngle float64 `protobuf:"fixed64,13,opt,name=edge_angle,json=edgeAngle,proto3" json:"edge_angle,omitempty"`
+	// narrow.Params.EdgeDepth: 0 for the default bound.
+	EdgeDepth     float64 `protobuf:"fixed64,14,opt,name=edge_depth,json=edgeDepth,proto3" json:"edge_depth,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -331,6 +333,13 @@ func (x *Params) GetCulling() uint32 {
 func (x *Params) GetEdgeAngle() float64 {
 	if x != nil {
 		return x.EdgeAngle
+	}
+	return 0
+}
+
+func (x *Params) GetEdgeDepth() float64 {
+	if x != nil {
+		return x.EdgeDepth
 	}
 	return 0
 }
@@ -1683,7 +1692,7 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x05state\x18\x01 \x01(\fR\x05state\"+\n" +
 	"\x13RestoreStateRequest\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\fR\x05state\"\x16\n" +
-	"\x14RestoreStateResponse\"\xb4\x03\n" +
+	"\x14RestoreStateResponse\"\xd3\x03\n" +
 	"\x06Params\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\rR\x06method\x12\x1c\n" +
 	"\ttraversal\x18\x02 \x01(\rR\ttraversal\x12\x1a\n" +
@@ -1701,7 +1710,9 @@ const file_irtcd_proto_rawDesc = "" +
 	"\vspeculative\x18\v \x01(\bR\vspeculative\x12\x18\n" +
 	"\aculling\x18\f \x01(\rR\aculling\x12\x1d\n" +
 	"\n" +
-	"edge_angle\x18\r \x01(\x01R\tedgeAngle\"]\n" +
+	"edge_angle\x18\r \x01(\x01R\tedgeAngle\x12\x1d\n" +
+	"\n" +
+	"edge_depth\x18\x0e \x01(\x01R\tedgeDepth\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
 	"\aworkers\x18\x02 \x01(\x05R\aworkers\"\x89\x01\n" +
