@@ -12,16 +12,98 @@ import (
 	"github.com/irtcd/irtcd/sim/scene3d"
 )
 
-var toriReplay = sync.OnceValues(func() (*benchscene.Recorder, error) {
+var (
+	toriReplay    = sync.OnceValues(func() (*benchscene.Recorder, error) { return recordDrop(toriScene()) })
+	bunniesReplay = sync.OnceValues(func() (*benchscene.Recorder, error) { return recordDrop(bunniesScene()) })
+)
+
+// recordDrop simulates sc (the tori or the bunnies, 100 of them, 10 s)
+// with prediction on one worker and records the narrow phase's input.
+func recordDrop(sc scene3d.Scene) (*benchscene.Recorder, error) {
 	be, err := cpubackend.New(narrow.Params{Method: narrow.MethodPredictive}, cpubackend.WithWorkers(1))
 	if err != nil {
 		return nil, err
 	}
 	defer be.Close()
 	rec := &benchscene.Recorder{Backend: be}
-	_, err = scene3d.Run(context.Background(), toriScene(), scene3d.Options{N: toriN, Seed: 1, MeshDir: "../../testdata", Backend: rec, Workers: 1})
+	_, err = scene3d.Run(context.Background(), sc, scene3d.Options{N: toriN, Seed: 1, MeshDir: "../../testdata", Backend: rec, Workers: 1})
 	return rec, err
-})
+}
+
+// overlapping returns, for each batch of rec and each of its pairs,
+// whether the two shapes overlap (narrow.Overlap, exact).
+func overlapping(rec *benchscene.Recorder) ([][]bool, error) {
+	out := make([][]bool, len(rec.Batches))
+	for k, batch := range rec.Batches {
+		out[k] = make([]bool, len(batch))
+		for i, p := range batch {
+			ov, err := narrow.Overlap(rec.Shapes[p.A], rec.Shapes[p.B], p.PoseA, p.PoseB)
+			if err != nil {
+				return nil, err
+			}
+			out[k][i] = ov
+		}
+	}
+	return out, nil
+}
+
+// BenchmarkEdgeDepthReplay measures what edge-on-edge contacts cost and
+// find on smooth meshes, with the default EdgeDepth and shallower ones
+// (narrow.Params.EdgeDepth): the 100 tori and the 100 bunnies of Li &
+// Yamaguchi's scenes, simulated once with prediction and no edges, are
+// replayed through a fresh backend of each variant on one worker, so that
+// every variant sees the same pairs at the same poses. Metrics: Detect's
+// mean time per step, and the share of the pairs that overlap (by
+// narrow.Overlap, computed once, untimed) without a contact.
+func BenchmarkEdgeDepthReplay(b *testing.B) {
+	for _, sc := range []struct {
+		name string
+		rec  func() (*benchscene.Recorder, error)
+	}{{"tori", toriReplay}, {"bunnies", bunniesReplay}} {
+		rec, err := sc.rec()
+		if err != nil {
+			b.Fatal(err)
+		}
+		over, err := overlapping(rec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []struct {
+			name        string
+			angle, size float64 // EdgeAngle, and EdgeDepth as a share of Size (0: the default)
+		}{{"edges=none", 0, 0}, {"edges=0.1rad", 0.1, 0}, {"edges=0.1rad/depth=0.04", 0.1, 0.04}, {"edges=0.1rad/depth=0.02", 0.1, 0.02}, {"edges=0.1rad/depth=0.01", 0.1, 0.01}} {
+			b.Run("scene="+sc.name+"/"+v.name, func(b *testing.B) {
+				p := narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: v.angle, EdgeDepth: v.size * toriSize}
+				var res narrow.Result
+				var total time.Duration
+				var missed, overlaps int
+				for i := 0; i < b.N; i++ {
+					be, err := cpubackend.New(p, cpubackend.WithWorkers(1))
+					if err != nil {
+						b.Fatal(err)
+					}
+					err = rec.ReplayTimed(context.Background(), be, &res, nil, func(k int, res *narrow.Result, d time.Duration) {
+						total += d
+						for j := range res.Pairs {
+							if over[k][j] {
+								overlaps++
+								if len(res.Pairs[j].Contacts) == 0 {
+									missed++
+								}
+							}
+						}
+					})
+					be.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(total.Seconds()*1e3/float64(b.N*len(rec.Batches)), "ms/step")
+				b.ReportMetric(100*float64(missed)/float64(max(1, overlaps)), "missed-%")
+			})
+		}
+	}
+}
 
 // BenchmarkToriReplay times the narrow phase of the tori experiment (Li &
 // Yamaguchi's Table 3) on a fixed input: the pairs and poses of the 100

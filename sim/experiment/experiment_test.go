@@ -225,7 +225,7 @@ func TestExperiments(t *testing.T) {
 		if m["spurious"] != 0 || !(m["overlapping"] > 0) {
 			t.Errorf("%s: %v pairs detected without overlapping, %v overlapping; want 0 and some", name, m["spurious"], m["overlapping"])
 		}
-		for _, k := range []string{"missShare", "missShareStandard", "missShareEdges"} {
+		for _, k := range []string{"missShare", "missShareStandard", "missShareEdges", "missShareShallow"} {
 			if !(m[k] >= 0 && m[k] < 0.1) {
 				t.Errorf("%s: %s %v of the overlapping pairs not detected, want under 10 %%", name, k, m[k])
 			}

@@ -157,7 +157,7 @@ func (ls *lyScene) charts(cfg *Config, lt *lyTiming, pc *pairCounts, n int) (tp,
 
 // summary returns the scene's summary rows: Table 2's speed-up, Table 3's
 // overhead and the colliding pairs (countPairs).
-func (ls *lyScene) summary(lt *lyTiming, pcs [3]*pairCounts) (speed, over, pairs SummaryRow) {
+func (ls *lyScene) summary(lt *lyTiming, pcs [pcRuns]*pairCounts) (speed, over, pairs SummaryRow) {
 	paperSpeed, paperOver := ls.paper[lyStd]/ls.paper[lyIter], ls.paper[lyPred]/ls.paper[lyIter]-1
 	speed = SummaryRow{"Iterative speed-up, " + ls.label + " (Li & Yamaguchi Table 2: ms/step without → with iterative)",
 		num(ls.paper[lyStd], 1) + " → " + num(ls.paper[lyIter], 1) + " (" + num(paperSpeed, 2) + "×)",
@@ -166,21 +166,27 @@ func (ls *lyScene) summary(lt *lyTiming, pcs [3]*pairCounts) (speed, over, pairs
 		num(ls.paper[lyIter], 1) + " → " + num(ls.paper[lyPred], 1) + " (" + change(paperOver, 1) + ")",
 		num(lt.ms[lyIter], 2) + " → " + num(lt.ms[lyPred], 2) + " (" + change(lt.overhead(), 1) + ")", better(lt.overhead(), paperOver, false, 0) + " (overhead)"}
 	pairs = SummaryRow{"Colliding pairs per step against an exact test, " + ls.label + " (" + ls.fig + ls.figNote + "); overlapping pairs not detected over the run",
-		"high concordance", pct(pcs[0].missShare(), 2) + " missed (standard algorithm " + pct(pcs[1].missShare(), 2) + ", with edge contacts " + pct(pcs[2].missShare(), 2) + ")",
+		"high concordance", pct(pcs[pcPred].missShare(), 2) + " missed (standard algorithm " + pct(pcs[pcStd].missShare(), 2) + ", with edge contacts " + pct(pcs[pcEdges].missShare(), 2) +
+			" at " + num(div(pcs[pcEdges].narrow, pcs[pcPred].narrow), 1) + "× the narrow phase, " + pct(pcs[pcShallow].missShare(), 2) + " at " + num(div(pcs[pcShallow].narrow, pcs[pcPred].narrow), 1) + "× with EdgeDepth " + num(countEdgeDepth, 2) + " × Size)",
 		"n/a (no figure in the paper)"}
 	return speed, over, pairs
 }
 
 // metrics records the scene's figures that the tests check.
-func (ls *lyScene) metrics(s *Section, lt *lyTiming, pcs [3]*pairCounts) {
+func (ls *lyScene) metrics(s *Section, lt *lyTiming, pcs [pcRuns]*pairCounts) {
 	s.metric("speedup", lt.speedup())
 	s.metric("overhead", lt.overhead())
-	s.metric("missShare", pcs[0].missShare())
-	s.metric("missShareStandard", pcs[1].missShare())
-	s.metric("missShareEdges", pcs[2].missShare())
-	s.metric("missInside", float64(pcs[0].sumMissInside+pcs[1].sumMissInside+pcs[2].sumMissInside))
-	s.metric("spurious", float64(pcs[0].sumSpu+pcs[1].sumSpu+pcs[2].sumSpu))
-	s.metric("overlapping", float64(pcs[0].sumOverlap))
+	s.metric("missShare", pcs[pcPred].missShare())
+	s.metric("missShareStandard", pcs[pcStd].missShare())
+	s.metric("missShareEdges", pcs[pcEdges].missShare())
+	s.metric("missShareShallow", pcs[pcShallow].missShare())
+	inside, spu := 0, 0
+	for _, pc := range pcs {
+		inside, spu = inside+pc.sumMissInside, spu+pc.sumSpu
+	}
+	s.metric("missInside", float64(inside))
+	s.metric("spurious", float64(spu))
+	s.metric("overlapping", float64(pcs[pcPred].sumOverlap))
 }
 
 // timeChart plots the narrow phase's time per step of each method's last

@@ -161,26 +161,50 @@ func (pc *pairCounts) worstMiss(minPairs int) float64 {
 	return w
 }
 
-// countEdgeAngle is the EdgeAngle of the third of pairCountRuns: small
-// enough that the edges of the tori and bunnies, smooth meshes, are
+// countEdgeAngle is the EdgeAngle of the last two of pairCountRuns:
+// small enough that the edges of the tori and bunnies, smooth meshes, are
 // edges (rigid.DefaultConfig's π/3 takes hardly any of them).
 const countEdgeAngle = 0.1
+
+// countEdgeDepth × the shapes' Size (toriSize) is the EdgeDepth of the
+// last of pairCountRuns: a shallow bound, for smooth meshes (see
+// narrow.Params.EdgeDepth).
+const countEdgeDepth = 0.04
+
+// The runs of pairCountRuns, by index.
+const (
+	pcPred = iota
+	pcStd
+	pcEdges
+	pcShallow
+	pcRuns
+)
+
+// pcNames names the runs of pairCountRuns in the report.
+var pcNames = [pcRuns]string{
+	"iterative + predictive",
+	"standard",
+	fmt.Sprintf("iterative + predictive with edge contacts (EdgeAngle %g)", countEdgeAngle),
+	fmt.Sprintf("iterative + predictive with edge contacts (EdgeAngle %g, EdgeDepth %g × Size)", countEdgeAngle, countEdgeDepth),
+}
 
 // pairCountRuns are the untimed runs countPairs counts colliding pairs
 // on: irtcd's default method, the standard algorithm, and the default
 // method with edge-on-edge contacts (Params.EdgeAngle, an irtcd option
-// the papers do not have) on edges bent by more than countEdgeAngle.
-func pairCountRuns(sc scene3d.Scene, n int) [3]runSpec {
-	return [3]runSpec{
-		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive}},
-		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodStandard}},
-		{scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: countEdgeAngle}},
+// the papers do not have) on edges bent by more than countEdgeAngle, with
+// the default EdgeDepth and with a shallow one.
+func pairCountRuns(sc scene3d.Scene, n int) [pcRuns]runSpec {
+	return [pcRuns]runSpec{
+		pcPred:    {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive}},
+		pcStd:     {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodStandard}},
+		pcEdges:   {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: countEdgeAngle}},
+		pcShallow: {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: countEdgeAngle, EdgeDepth: countEdgeDepth * toriSize}},
 	}
 }
 
 // countPairs simulates pairCountRuns and counts their colliding pairs.
-func (c *Config) countPairs(ctx context.Context, specs [3]runSpec, tr *tracker) ([3]*pairCounts, error) {
-	var pcs [3]*pairCounts
+func (c *Config) countPairs(ctx context.Context, specs [pcRuns]runSpec, tr *tracker) ([pcRuns]*pairCounts, error) {
+	var pcs [pcRuns]*pairCounts
 	for i, sp := range specs {
 		pcs[i] = &pairCounts{}
 		t, err := c.run(ctx, sp, tr, pcs[i].onFrame)
@@ -193,8 +217,8 @@ func (c *Config) countPairs(ctx context.Context, specs [3]runSpec, tr *tracker) 
 }
 
 // pairRows adds the rows of the colliding pairs' counts (countPairs) to t.
-func pairRows(t *Table, pcs [3]*pairCounts) {
-	pc := pcs[0]
+func pairRows(t *Table, pcs [pcRuns]*pairCounts) {
+	pc := pcs[pcPred]
 	k := float64(max(1, len(pc.t)))
 	var det int
 	for _, d := range pc.detected {
@@ -202,27 +226,29 @@ func pairRows(t *Table, pcs [3]*pairCounts) {
 	}
 	t.AddRow("colliding pairs per step, iterative + predictive: detected / overlapping (exact test)", "high concordance (Fig. 10, 12)",
 		num(float64(det)/k, 1)+" / "+num(float64(pc.sumOverlap)/k, 1), "—")
-	for i, name := range []string{"iterative + predictive", "standard", fmt.Sprintf("iterative + predictive with edge contacts (EdgeAngle %g)", countEdgeAngle)} {
+	for i, name := range pcNames {
 		t.AddRow("overlapping pairs not detected over the run (worst step with ≥ 10 overlapping pairs), "+name, "—",
 			pct(pcs[i].missShare(), 2)+" ("+pct(pcs[i].worstMiss(10), 1)+")", "—")
 	}
-	for i, name := range []string{"iterative + predictive", "standard"} {
+	for _, i := range []int{pcPred, pcStd} {
 		d := slices.Clone(pcs[i].missDepth)
 		slices.Sort(d)
 		if len(d) == 0 {
 			continue
 		}
-		t.AddRow("how deep the pairs not detected cross (m; deepest point sampled along the edges): median / 99th percentile / deepest, "+name, "—",
+		t.AddRow("how deep the pairs not detected cross (m; deepest point sampled along the edges): median / 99th percentile / deepest, "+pcNames[i], "—",
 			num(d[len(d)/2], 4)+" / "+num(d[len(d)*99/100], 4)+" / "+num(d[len(d)-1], 4), "—")
 	}
-	t.AddRow(fmt.Sprintf("narrow-phase time of the counting runs, with edge contacts (EdgeAngle %g) over without", countEdgeAngle), "—",
-		num(div(pcs[2].narrow, pcs[0].narrow), 1)+"×", "—")
+	for _, i := range []int{pcEdges, pcShallow} {
+		t.AddRow("narrow-phase time of the counting runs, "+pcNames[i]+" over "+pcNames[pcPred], "—",
+			num(div(pcs[i].narrow, pcs[pcPred].narrow), 1)+"×", "—")
+	}
 	spu, miss, inside := 0, 0, 0
 	for _, p := range pcs {
 		spu, miss, inside = spu+p.sumSpu, miss+p.sumMiss, inside+p.sumMissInside
 	}
-	t.AddRow("pairs detected without overlapping, the three runs", "—", num(float64(spu), 0), "—")
-	t.AddRow("of the pairs not detected, those with a vertex of one shape inside the other (the rest cross edge through face only), the three runs", "—",
+	t.AddRow(fmt.Sprintf("pairs detected without overlapping, the %d runs", pcRuns), "—", num(float64(spu), 0), "—")
+	t.AddRow(fmt.Sprintf("of the pairs not detected, those with a vertex of one shape inside the other (the rest cross edge through face only), the %d runs", pcRuns), "—",
 		fmt.Sprintf("%d of %d", inside, miss), "—")
 }
 

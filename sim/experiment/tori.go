@@ -365,7 +365,8 @@ meshes on the CPU, so only the ratios are compared.`, n, toriRelease, toriHeight
 Timing runs (mean narrow-phase ms/step of each run): %s.
 
 Colliding pairs are counted on untimed runs (iterative + predictive; the
-standard algorithm; iterative + predictive with edge-on-edge contacts): a
+standard algorithm; iterative + predictive with edge-on-edge contacts,
+with the default EdgeDepth and with EdgeDepth %g × Size): a
 pair is detected when the step found at least one contact, and
 overlapping when narrow.Overlap (exact: edges against faces, then
 containment) says the two shapes meet at the poses the step detected at.
@@ -373,9 +374,13 @@ A pair whose shapes cross only edge through face, no vertex of either
 inside the other, has no ray to find it: the rays of the standard
 algorithm miss it as well. Edge-on-edge contacts find such crossings
 where the edges are bent enough to be listed, which on these smooth
-meshes takes a small EdgeAngle and costs far more than the rays (the
-counting runs' time, slowed alike by the counting, is their ratio's
-only measure here). Penetration depths are the runs' own contact depths (MTD re-projection:
+meshes takes a small EdgeAngle. They cost far more than the rays with
+the default EdgeDepth (a quarter of the Size: every pair of edges that
+close is tested at every step), and much less with a shallow one, which
+is enough here: the crossings that no ray finds are at most a few
+centimetres deep (the counting runs' time, slowed alike by the counting,
+is their ratio's only measure here; BenchmarkEdgeDepthReplay measures
+both on the same poses). Penetration depths are the runs' own contact depths (MTD re-projection:
 r·n, every ray that hit, before manifold reduction), per step, averaged
 over the steps with contacts that end in the window; the time step changes
 the solver's step too (rigid.Config.Dt); the scene's release times are in
@@ -386,7 +391,7 @@ Li & Yamaguchi's Table 1 (updating the acceleration structure every step:
 phase) has no counterpart in a rigid scene: irtcd builds a shape's
 hierarchy once, in the shape's frame, and never updates it. For shapes
 that do deform, docs/BENCHMARKS.md, "Deformable shapes", times the
-refit (100 tori refitted in 5.9 ms on one core: not beaten).`, lt.runsNote()))
+refit (100 tori refitted in 5.9 ms on one core: not beaten).`, lt.runsNote(), countEdgeDepth))
 	speed, over, pairs := toriLY.summary(lt, pcs)
 	s.Summary = []SummaryRow{
 		speed, over,
