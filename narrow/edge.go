@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/go-gl/mathgl/mgl64"
 )
 
 // Feature says which features of the two bodies a Contact joins, and so
@@ -171,7 +169,7 @@ func (s *Shape) setEdges(b *edgeBuffers) {
 	slices.SortFunc(s.edgeAngles, func(a, b float64) int { return cmp.Compare(b, a) })
 	blocks := b.blocks[:0]
 	for lo := 0; lo < len(edges); lo += edgeBlock {
-		b := AABB{Min: mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+		b := emptyBox()
 		sharp := 0.0
 		for i := lo; i < min(lo+edgeBlock, len(edges)); i++ {
 			for _, p := range s.edgeSeg[i] {
@@ -297,10 +295,10 @@ type edgeCand struct {
 // moving Src by Depth·Dir still brings P to Q.
 func (d *Direction) AppendEdgeContacts(dst []Contact, sc *EdgeScratch, angle, maxDepth, maxGap float64, trav Traversal) []Contact {
 	maxGap = max(maxGap, 0)
-	if !d.selectEdges(sc, angle, maxGap) {
+	reach := max(maxDepth, maxGap)
+	if !d.selectEdges(sc, angle, maxGap, reach) {
 		return dst
 	}
-	reach := max(maxDepth, maxGap)
 	for x := range sc.src {
 		e := &sc.src[x]
 		// P and Q lie at most maxDepth (or maxGap) apart.
@@ -347,10 +345,10 @@ type EdgePair struct {
 // within margin.
 func (d *Direction) AppendEdgePairs(dst []EdgePair, sc *EdgeScratch, angle, maxDepth, maxGap, margin float64) []EdgePair {
 	maxGap, margin = max(maxGap, 0), max(margin, 0)
-	if !d.selectEdges(sc, angle, maxGap+margin) {
+	reach := max(maxDepth, maxGap) + margin
+	if !d.selectEdges(sc, angle, maxGap+margin, reach) {
 		return dst
 	}
-	reach := max(maxDepth, maxGap) + margin
 	// Segment distances are computed in Dst's frame from mapped ends:
 	// a relative rounding slack keeps a pair at the bound.
 	slack := 1e-9 * (reach + d.Src.scale + d.Dst.scale)
@@ -408,8 +406,11 @@ func (d *Direction) AppendEdgePairContacts(dst []Contact, pairs []EdgePair, maxD
 // and reports whether both lists have some. P and Q lie in both bodies'
 // boxes, grown by the gap: only the parts of the edges in that region
 // count (an edge's box is that of its part), and of Src's, only the parts
-// that Dst's outside grid does not clear by more than the gap.
-func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
+// that Dst's outside grid does not clear by more than the gap. Q lies
+// within reach (the largest distance from P to Q the caller tests) of P,
+// so of Dst's edges only the parts within reach of Src's chosen parts
+// count: those in the union of their boxes grown by reach.
+func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap, reach float64) bool {
 	src, dsh := d.Src, d.Dst
 	sc.src, sc.dst = sc.src[:0], sc.dst[:0]
 	if len(src.edges) == 0 || len(dsh.edges) == 0 {
@@ -427,6 +428,7 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 	// them there too cost more than the mapped edges it spared).
 	back := d.SrcToDst.Inverse()
 	bothSrc := both.Transformed(&back).Grow(tol)
+	near := emptyBox()
 	for b := range src.edgeBlocks {
 		blk := &src.edgeBlocks[b]
 		if blk.sharp <= angle || !blk.box.meets(&bothSrc) {
@@ -450,27 +452,35 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap float64) bool {
 				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
 				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
 				sc.src = append(sc.src, c)
+				for k := range 3 {
+					near.Min[k], near.Max[k] = min(near.Min[k], c.lo[k]), max(near.Max[k], c.hi[k])
+				}
 			}
 		}
 	}
 	if len(sc.src) == 0 {
 		return false
 	}
+	// Q lies in both and within reach of P: in near.
+	near = near.Grow(reach + tol).Intersect(both)
+	if near.Empty() {
+		return false
+	}
 	for b := range dsh.edgeBlocks {
 		blk := &dsh.edgeBlocks[b]
-		if blk.sharp <= angle || !blk.box.meets(&both) {
+		if blk.sharp <= angle || !blk.box.meets(&near) {
 			continue
 		}
 		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(dsh.edges)); i++ {
 			e, seg := &dsh.edges[i], &dsh.edgeSeg[i]
-			if e.Angle <= angle || !both.meetsBox(seg) {
+			if e.Angle <= angle || !near.meetsBox(seg) {
 				continue
 			}
 			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
-			// Q lies on the part in the region. (Src's outside grid
+			// Q lies on the part in near. (Src's outside grid
 			// could clear some parts as Dst's does for Src's edges, but
 			// mapping them back cost more than the pairs it spared.)
-			if _, _, ok := c.clip(&both); ok {
+			if _, _, ok := c.clip(&near); ok {
 				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
 				sc.dst = append(sc.dst, c)
 			}

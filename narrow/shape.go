@@ -23,6 +23,12 @@ type AABB struct {
 	Min, Max mgl64.Vec3
 }
 
+// emptyBox returns the box that holds no point and grows to any box it
+// is extended by (Min +∞, Max −∞).
+func emptyBox() AABB {
+	return AABB{Min: mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+}
+
 // Empty reports whether the box contains no point.
 func (b AABB) Empty() bool {
 	return b.Min[0] > b.Max[0] || b.Min[1] > b.Max[1] || b.Min[2] > b.Max[2]
@@ -377,7 +383,7 @@ func newTriangles(vertices []mgl64.Vec3, triangles [][3]int, open bool) (*Shape,
 }
 
 func (s *Shape) computeBounds() {
-	b := AABB{Min: mgl64.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: mgl64.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	b := emptyBox()
 	maxAbs := 0.0
 	for _, v := range s.verts {
 		for k := 0; k < 3; k++ {
