@@ -241,7 +241,7 @@ type Params struct {
 	// vertex goes in. On smooth meshes a vertex goes in first, and a
 	// shallow bound finds the same crossings: replaying 100 tori and 100
 	// bunnies piling up (edges above 0.1 rad), 0.04 × Size leaves exactly
-	// the pairs undetected that the default leaves, in 0.42 and 0.32
+	// the pairs undetected that the default leaves, in 0.36 and 0.26
 	// times its time (docs/BENCHMARKS.md, "A shallow EdgeDepth for
 	// smooth meshes"). Negative values are refused.
 	EdgeDepth float64
