@@ -2,6 +2,7 @@ package cpubackend_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -273,5 +274,91 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 	t.Logf("%d edge contacts compared, %d of them gaps", checked, gaps)
 	if checked < 500 || gaps == 0 {
 		t.Errorf("%d edge contacts compared (%d gaps): the test tests little", checked, gaps)
+	}
+}
+
+// TestEdgeFaceContacts runs two bars crossed as a "+", with no vertex of
+// either inside the other, through the backend with every method, over
+// steps in which one slides along the other: with Params.EdgeFaces every
+// step, standard or iterative, returns the four edge-through-face
+// contacts (each bar's two edges through the other), with their depth and
+// the vertical normal, after any other contact, in CompareContacts order,
+// and counts them in Stats; without it there are none. The steps
+// allocate nothing. EdgeFaces without EdgeAngle is refused.
+func TestEdgeFaceContacts(t *testing.T) {
+	const depth = 0.01
+	a, err := narrow.NewBox(mgl64.Vec3{-2, -barH, -barH}, mgl64.Vec3{2, barH, barH})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := narrow.NewBox(mgl64.Vec3{-barH, -2, -barH}, mgl64.Vec3{barH, 2, barH})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
+		for _, faces := range []bool{false, true} {
+			be, err := cpubackend.New(narrow.Params{Method: m, EdgeAngle: math.Pi / 4, EdgeFaces: faces}, cpubackend.WithWorkers(2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			ia, err := be.RegisterShape(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ib, err := be.RegisterShape(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res narrow.Result
+			pairs := make([]narrow.Pair, 1)
+			step := func(k int) {
+				off := 0.002 * float64(k%10) // b slides along a
+				pa := narrow.Pose{Rot: mgl64.QuatIdent()}
+				pb := narrow.Pose{Pos: mgl64.Vec3{off, 0, 2*barH - depth}, Rot: mgl64.QuatIdent()}
+				pairs[0] = narrow.Pair{ID: 3, A: ia, B: ib, PoseA: pa, PoseB: pb}
+				if err := be.Detect(context.Background(), pairs, &res); err != nil {
+					t.Fatal(err)
+				}
+				pr := &res.Pairs[0]
+				if pr.Err != nil {
+					t.Fatal(pr.Err)
+				}
+				n := 0
+				for i, c := range pr.Contacts {
+					if i > 0 && narrow.CompareContacts(&pr.Contacts[i-1], &c) >= 0 {
+						t.Fatalf("%v step %d: contacts out of order: %v", m, k, pr.Contacts)
+					}
+					if c.Feature != narrow.FeatureEdgeFace {
+						continue
+					}
+					n++
+					up := mgl64.Vec3{0, 0, 1}
+					if c.From == narrow.SideA {
+						up = up.Mul(-1)
+					}
+					if math.Abs(c.Depth-depth) > 1e-9 || c.Dir.Sub(up).Len() > 1e-9 {
+						t.Fatalf("%v step %d: contact %+v, want depth %v along %v", m, k, c, depth, up)
+					}
+				}
+				want := 0
+				if faces {
+					want = 4
+				}
+				if n != want || res.Stats.EdgeFaceContacts != want {
+					t.Fatalf("%v, EdgeFaces %v, step %d: %d edge-face contacts (stats %d) in %v, want %d", m, faces, k, n, res.Stats.EdgeFaceContacts, pr.Contacts, want)
+				}
+			}
+			for k := range 30 {
+				step(k)
+			}
+			k := 30
+			if n := testing.AllocsPerRun(20, func() { step(k); k++ }); n != 0 {
+				t.Errorf("%v, EdgeFaces %v: %v allocations per step", m, faces, n)
+			}
+		}
+	}
+	if _, err := cpubackend.New(narrow.Params{EdgeFaces: true}); !errors.Is(err, narrow.ErrBadParams) {
+		t.Errorf("EdgeFaces without EdgeAngle: %v, want ErrBadParams", err)
 	}
 }

@@ -22,6 +22,27 @@ import (
 // hold for edgeKeepSteps steps searches all edges instead, as a pair
 // without state does.
 func (b *Backend) edgeContacts(j *job, w int) bool {
+	n := len(j.contacts)
+	b.edgeEdgeContacts(j, w)
+	if j.res.EdgeFaces {
+		// Edges through faces (narrow.Params.EdgeFaces): both bodies'
+		// edges, searched at every step.
+		var own [2]narrow.Direction
+		dirs := j.dirs
+		if dirs == nil {
+			narrow.SetPair(&own, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
+			dirs = &own
+		}
+		for d := range dirs {
+			j.contacts = dirs[d].AppendEdgeFaceContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.res.Traversal)
+		}
+	}
+	return len(j.contacts) > n
+}
+
+// edgeEdgeContacts appends job j's edge-on-edge contacts (see
+// edgeContacts) and reports whether it found any.
+func (b *Backend) edgeEdgeContacts(j *job, w int) bool {
 	var dir *narrow.Direction
 	var own narrow.Direction
 	if j.dirs != nil {
@@ -114,12 +135,15 @@ func (b *Backend) doMerge(k, w int) {
 			s.stats.Contacts -= b.tasks[t].stats.Speculative
 		}
 		s.stats.Contacts += len(j.contacts) // less the speculative ones, counted by the tasks
-		for c := len(j.contacts) - 1; c >= 0 && j.contacts[c].Feature == narrow.FeatureEdge; c-- {
-			if j.contacts[c].Speculative() {
+		for c := len(j.contacts) - 1; c >= 0 && j.contacts[c].Feature != narrow.FeatureVertex; c-- {
+			switch {
+			case j.contacts[c].Speculative():
 				s.stats.Speculative++
 				s.stats.Contacts--
-			} else {
+			case j.contacts[c].Feature == narrow.FeatureEdge:
 				s.stats.EdgeContacts++
+			default:
+				s.stats.EdgeFaceContacts++
 			}
 		}
 		s.contacts += len(j.contacts)

@@ -144,7 +144,7 @@ func (b *Backend) RestoreState(src *State) error {
 
 // stateMagic opens the binary form of a State: "irtcdst" and the format's
 // version.
-var stateMagic = []byte("irtcdst\x03")
+var stateMagic = []byte("irtcdst\x04")
 
 // AppendBinary appends the state's binary form to b: a header, the
 // backend's parameters, the odometers of the shapes' deformations (u32
@@ -211,8 +211,8 @@ func (s *State) UnmarshalBinary(data []byte) error {
 // paramsBytes is the size of encoded parameters: four method bytes,
 // seven f64 and integers (DisplacementThreshold, Confidence,
 // DistanceExtension, MaxIt, Reach, ManifoldSize, ManifoldAngle), the
-// speculative byte, EdgeAngle and EdgeDepth.
-const paramsBytes = 4 + 7*8 + 1 + 2*8
+// speculative byte, EdgeAngle and EdgeDepth, and the EdgeFaces byte.
+const paramsBytes = 4 + 7*8 + 1 + 2*8 + 1
 
 func appendParams(b []byte, p *narrow.Params) []byte {
 	b = append(b, byte(p.Method), byte(p.Traversal), byte(p.Response), byte(p.Culling))
@@ -222,7 +222,8 @@ func appendParams(b []byte, p *narrow.Params) []byte {
 	b = binenc.AppendU64(b, uint64(int64(p.ManifoldSize)))
 	b = binenc.AppendF64(b, p.ManifoldAngle)
 	b = binenc.AppendBool(b, p.Speculative)
-	return binenc.AppendF64s(b, p.EdgeAngle, p.EdgeDepth)
+	b = binenc.AppendF64s(b, p.EdgeAngle, p.EdgeDepth)
+	return binenc.AppendBool(b, p.EdgeFaces)
 }
 
 // decodeParams reads parameters written by appendParams and checks them
@@ -239,6 +240,7 @@ func decodeParams(data []byte) (narrow.Params, int, error) {
 	p.ManifoldSize, p.ManifoldAngle = int(int64(r.U64())), r.F64()
 	p.Speculative = r.Bool("the speculative flag")
 	p.EdgeAngle, p.EdgeDepth = r.F64(), r.F64()
+	p.EdgeFaces = r.Bool("the EdgeFaces flag")
 	if err := r.End(); err != nil {
 		return p, 0, err
 	}

@@ -412,14 +412,14 @@ func TestStateBinaryErrors(t *testing.T) {
 	corrupt := func(vertex int32) []byte {
 		// The last ray of the first state that has one in direction 0
 		// (the format is in iterative/encode.go): the header and the
-		// parameters take 8 + 77 bytes, the shapes' odometers 4 + 8 each,
+		// parameters take 8 + 78 bytes, the shapes' odometers 4 + 8 each,
 		// the count of states 4; a state's
 		// direction-0 ray count comes 345 bytes in, its rays (9 bytes
 		// each) after it, then the direction-1 count and rays, then the
 		// count of edge pairs (8 bytes each).
 		b := append([]byte(nil), data...)
 		u32 := func(p int) int { return int(binary.LittleEndian.Uint32(b[p:])) }
-		off := 8 + 77 + 4 + 8*u32(8+77) + 4
+		off := 8 + 78 + 4 + 8*u32(8+78) + 4
 		for range u32(off - 4) {
 			n0 := u32(off + 345)
 			if n0 > 0 {
@@ -528,9 +528,9 @@ func FuzzStateBinary(f *testing.F) {
 // them).
 func TestStateBinaryParams(t *testing.T) {
 	p := narrow.Params{Method: narrow.MethodIterative, Traversal: narrow.TraversalBasic, Response: narrow.ResponseRay, Culling: narrow.CullBoxes,
-		DisplacementThreshold: 0.03, Confidence: 1.5, DistanceExtension: 0.07, MaxIt: 33, Reach: 0.01, ManifoldSize: 5, ManifoldAngle: 0.3, EdgeAngle: 1.1, EdgeDepth: 0.02}
-	if n := reflect.TypeOf(p).NumField(); n != 14 {
-		t.Fatalf("narrow.Params has %d fields, the encoding 14: update appendParams and decodeParams", n)
+		DisplacementThreshold: 0.03, Confidence: 1.5, DistanceExtension: 0.07, MaxIt: 33, Reach: 0.01, ManifoldSize: 5, ManifoldAngle: 0.3, EdgeAngle: 1.1, EdgeDepth: 0.02, EdgeFaces: true}
+	if n := reflect.TypeOf(p).NumField(); n != 15 {
+		t.Fatalf("narrow.Params has %d fields, the encoding 15: update appendParams and decodeParams", n)
 	}
 	be, err := cpubackend.New(p)
 	if err != nil {

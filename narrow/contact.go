@@ -58,7 +58,12 @@ func (s Side) Other() Side { return 1 - s }
 // (FeatureEdge, Params.EdgeAngle) follows the same rule: P is the point of
 // edge Vertex of the From body deepest inside the other body, below its
 // edge Prim (or, speculative, nearest to it, above it), and Depth·Dir
-// brings P onto that edge (Direction.AppendEdgeContacts).
+// brings P onto that edge (Direction.AppendEdgeContacts). So does an
+// edge-through-face contact (FeatureEdgeFace, Params.EdgeFaces): P is the
+// middle of the part of edge Vertex of the From body inside the other
+// body, which it enters through primitive Prim, and Depth·Dir brings P to
+// the nearest point of that body's surface
+// (Direction.AppendEdgeFaceContacts).
 type Contact struct {
 	P       mgl64.Vec3
 	Depth   float64
@@ -71,8 +76,10 @@ type Contact struct {
 
 // CompareContacts orders contacts as PairResult.Contacts lists them:
 // vertex contacts first, by From then Vertex, then edge-on-edge contacts
-// by From, Vertex and Prim. It returns 0 for two contacts of the same ray
-// (vertex) or the same two edges, whatever their depths.
+// by From, Vertex and Prim, then edge-through-face contacts by From,
+// Vertex (the edge) and Prim (the primitive it enters). It returns 0 for
+// two contacts of the same ray (vertex), the same two edges or the same
+// edge through the same primitive, whatever their depths.
 func CompareContacts(a, b *Contact) int {
 	switch {
 	case a.Feature != b.Feature:
@@ -81,7 +88,7 @@ func CompareContacts(a, b *Contact) int {
 		return cmp.Compare(a.From, b.From)
 	case a.Vertex != b.Vertex:
 		return cmp.Compare(a.Vertex, b.Vertex)
-	case a.Feature == FeatureEdge:
+	case a.Feature != FeatureVertex:
 		return cmp.Compare(a.Prim, b.Prim)
 	}
 	return 0
@@ -148,20 +155,21 @@ func (r *PairResult) Touching() []Manifold {
 
 // Stats counts the work of one Detect call.
 type Stats struct {
-	Pairs          int // pairs in the batch
-	StandardPairs  int // pairs processed with the standard algorithm
-	IterativePairs int // pairs updated with the iterative algorithm
-	FailedPairs    int // pairs rejected with an error
-	StandardRays   int // Hermann rays cast by standard steps
-	OcclusionRays  int // own-body "leaves its own shape first" checks of hits from inside (lookups of a precomputed exit distance, not rays; standard rays without prediction are clipped at that distance, so most never need one)
-	PredictiveRays int // opposite rays sharing a standard traversal
-	IterativeRays  int // rays updated by iterative walks
-	IterativeSteps int // primitives visited by iterative walks
-	LostRays       int // iterative rays that found nothing within maxIt
-	Predictions    int // predictions kept for the next step
-	Contacts       int // contacts returned, speculative ones aside
-	Speculative    int // speculative contacts returned (Params.Speculative)
-	EdgeContacts   int // edge-on-edge contacts among Contacts (Params.EdgeAngle; speculative ones count in Speculative)
+	Pairs            int // pairs in the batch
+	StandardPairs    int // pairs processed with the standard algorithm
+	IterativePairs   int // pairs updated with the iterative algorithm
+	FailedPairs      int // pairs rejected with an error
+	StandardRays     int // Hermann rays cast by standard steps
+	OcclusionRays    int // own-body "leaves its own shape first" checks of hits from inside (lookups of a precomputed exit distance, not rays; standard rays without prediction are clipped at that distance, so most never need one)
+	PredictiveRays   int // opposite rays sharing a standard traversal
+	IterativeRays    int // rays updated by iterative walks
+	IterativeSteps   int // primitives visited by iterative walks
+	LostRays         int // iterative rays that found nothing within maxIt
+	Predictions      int // predictions kept for the next step
+	Contacts         int // contacts returned, speculative ones aside
+	Speculative      int // speculative contacts returned (Params.Speculative)
+	EdgeContacts     int // edge-on-edge contacts among Contacts (Params.EdgeAngle; speculative ones count in Speculative)
+	EdgeFaceContacts int // edge-through-face contacts among Contacts (Params.EdgeFaces)
 }
 
 // Add accumulates o into s.
@@ -180,6 +188,7 @@ func (s *Stats) Add(o *Stats) {
 	s.Contacts += o.Contacts
 	s.Speculative += o.Speculative
 	s.EdgeContacts += o.EdgeContacts
+	s.EdgeFaceContacts += o.EdgeFaceContacts
 }
 
 // Rays returns the number of rays cast of every kind (own-body checks are

@@ -20,15 +20,22 @@ const (
 	// edge Prim of the other body (an index into that body's list), and
 	// neither has a vertex inside the other there.
 	FeatureEdge
+	// FeatureEdgeFace is an edge-through-face contact (Params.EdgeFaces):
+	// edge Vertex of the From body (an index into its Shape.Edge list)
+	// passes through the other body, entering it through primitive Prim,
+	// with both its ends outside (Direction.AppendEdgeFaceContacts).
+	FeatureEdgeFace
 )
 
-// String returns "vertex" or "edge".
+// String returns "vertex", "edge" or "edge-face".
 func (f Feature) String() string {
 	switch f {
 	case FeatureVertex:
 		return "vertex"
 	case FeatureEdge:
 		return "edge"
+	case FeatureEdgeFace:
+		return "edge-face"
 	}
 	return "feature?"
 }
@@ -411,24 +418,65 @@ func (d *Direction) AppendEdgePairContacts(dst []Contact, pairs []EdgePair, maxD
 // so of Dst's edges only the parts within reach of Src's chosen parts
 // count: those in the union of their boxes grown by reach.
 func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap, reach float64) bool {
-	src, dsh := d.Src, d.Dst
 	sc.src, sc.dst = sc.src[:0], sc.dst[:0]
-	if len(src.edges) == 0 || len(dsh.edges) == 0 {
+	if len(d.Src.edges) == 0 || len(d.Dst.edges) == 0 {
 		return false
 	}
+	both, near, ok := d.selectSrcEdges(sc, angle, gap)
+	if !ok {
+		return false
+	}
+	dsh := d.Dst
+	tol := max(d.Src.tEps, dsh.tEps)
+	// Q lies in both and within reach of P: in near.
+	near = near.Grow(reach + tol).Intersect(both)
+	if near.Empty() {
+		return false
+	}
+	for b := range dsh.edgeBlocks {
+		blk := &dsh.edgeBlocks[b]
+		if blk.sharp <= angle || !blk.box.meets(&near) {
+			continue
+		}
+		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(dsh.edges)); i++ {
+			e, seg := &dsh.edges[i], &dsh.edgeSeg[i]
+			if e.Angle <= angle || !near.meetsBox(seg) {
+				continue
+			}
+			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
+			// Q lies on the part in near. (Src's outside grid
+			// could clear some parts as Dst's does for Src's edges, but
+			// mapping them back cost more than the pairs it spared.)
+			if _, _, ok := c.clip(&near); ok {
+				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
+				sc.dst = append(sc.dst, c)
+			}
+		}
+	}
+	return len(sc.dst) > 0
+}
+
+// selectSrcEdges fills sc.src with the edges of Src bent by more than
+// angle whose part in both bodies' boxes (in Dst's frame, grown by gap)
+// Dst's outside grid does not clear by more than gap (see selectEdges),
+// and returns that region, the union of the chosen parts' boxes, and
+// whether any was chosen.
+func (d *Direction) selectSrcEdges(sc *EdgeScratch, angle, gap float64) (both, near AABB, ok bool) {
+	src, dsh := d.Src, d.Dst
+	sc.src = sc.src[:0]
 	tol := max(src.tEps, dsh.tEps)
 	// Both bodies' boxes in Dst's frame (grown by the widest gap): P and Q
 	// lie in both, so only the parts of the edges in it count.
-	both := src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol + gap)
+	both = src.bounds.Transformed(&d.SrcToDst).Intersect(dsh.bounds).Grow(tol + gap)
 	if both.Empty() {
-		return false
+		return both, near, false
 	}
 	// The same region boxed in Src's frame culls Src's edges, block by
 	// block and then by their boxes, before they are mapped (clipping
 	// them there too cost more than the mapped edges it spared).
 	back := d.SrcToDst.Inverse()
 	bothSrc := both.Transformed(&back).Grow(tol)
-	near := emptyBox()
+	near = emptyBox()
 	for b := range src.edgeBlocks {
 		blk := &src.edgeBlocks[b]
 		if blk.sharp <= angle || !blk.box.meets(&bothSrc) {
@@ -458,35 +506,7 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap, reach float64) bool
 			}
 		}
 	}
-	if len(sc.src) == 0 {
-		return false
-	}
-	// Q lies in both and within reach of P: in near.
-	near = near.Grow(reach + tol).Intersect(both)
-	if near.Empty() {
-		return false
-	}
-	for b := range dsh.edgeBlocks {
-		blk := &dsh.edgeBlocks[b]
-		if blk.sharp <= angle || !blk.box.meets(&near) {
-			continue
-		}
-		for i := b * edgeBlock; i < min((b+1)*edgeBlock, len(dsh.edges)); i++ {
-			e, seg := &dsh.edges[i], &dsh.edgeSeg[i]
-			if e.Angle <= angle || !near.meetsBox(seg) {
-				continue
-			}
-			c := edgeCand{p0: seg[0], p1: seg[1], i: int32(i)}
-			// Q lies on the part in near. (Src's outside grid
-			// could clear some parts as Dst's does for Src's edges, but
-			// mapping them back cost more than the pairs it spared.)
-			if _, _, ok := c.clip(&near); ok {
-				c.n0, c.n1 = dsh.fnorm[e.Faces[0]], dsh.fnorm[e.Faces[1]]
-				sc.dst = append(sc.dst, c)
-			}
-		}
-	}
-	return len(sc.dst) > 0
+	return both, near, len(sc.src) > 0
 }
 
 // appendEdgeContact appends the contact of source edge e and destination

@@ -245,6 +245,17 @@ type Params struct {
 	// times its time (docs/BENCHMARKS.md, "A shallow EdgeDepth for
 	// smooth meshes"). Negative values are refused.
 	EdgeDepth float64
+	// EdgeFaces adds edge-through-face contacts (FeatureEdgeFace) to the
+	// edge-on-edge ones (it needs EdgeAngle): every step, each of the
+	// pair's convex edges bent by more than EdgeAngle, of either body,
+	// that passes through the other body with both its ends outside
+	// gives a contact at the middle of its part inside, at most
+	// EdgeDepth deep (Direction.AppendEdgeFaceContacts, after the
+	// Mochi paper's rays along triangle edges). With the vertex rays
+	// and the edge-on-edge contacts they leave no crossing of two
+	// meshes undetected: a sharp edge cut into a smooth face, which
+	// neither finds, has one. Off by default (as in the papers).
+	EdgeFaces bool
 }
 
 // Validate reports parameters that can never work.
@@ -283,6 +294,8 @@ func (p Params) Validate() error {
 		return bad("EdgeAngle (0 for none, or in (0, π))", p.EdgeAngle)
 	case !finite(p.EdgeDepth) || p.EdgeDepth < 0:
 		return bad("EdgeDepth (0 for the default, or > 0)", p.EdgeDepth)
+	case p.EdgeFaces && p.EdgeAngle == 0:
+		return fmt.Errorf("%w: EdgeFaces needs EdgeAngle > 0 (the edges it traces are those bent by more)", ErrBadParams)
 	case p.Speculative && p.Method != MethodPredictive:
 		return fmt.Errorf("%w: Speculative needs the predictive method (method %v)", ErrBadParams, p.Method)
 	}
@@ -307,6 +320,7 @@ type Resolved struct {
 	Speculative           bool    // predictions are returned as speculative contacts (Params.Speculative)
 	EdgeAngle             float64 // edge-on-edge tests between the edges bent by more than this (Params.EdgeAngle); 0: none, also when either shape has no such edge
 	EdgeDepth             float64 // edge-on-edge contacts deeper than this are left to the vertex rays (Params.EdgeDepth)
+	EdgeFaces             bool    // edge-through-face contacts too (Params.EdgeFaces), with EdgeAngle > 0
 }
 
 // extensionFactor × TouchThreshold (× DisplacementThreshold with
@@ -405,7 +419,7 @@ func (p Params) Resolve(a, b *Shape) Resolved {
 	r.ManifoldCos = math.Cos(ang)
 	if p.EdgeAngle > 0 && a.SharpEdges(p.EdgeAngle) > 0 && b.SharpEdges(p.EdgeAngle) > 0 {
 		r.EdgeAngle = p.EdgeAngle
-		r.EdgeDepth = p.EdgeDepth
+		r.EdgeDepth, r.EdgeFaces = p.EdgeDepth, p.EdgeFaces
 		if r.EdgeDepth == 0 {
 			r.EdgeDepth = edgeDepthFactor * min(a.Size(), b.Size())
 		}

@@ -221,8 +221,8 @@ func TestNativeLayouts(t *testing.T) {
 		t.Error("a contact of side 2 accepted")
 	}
 	fast[len(fast)-contactStride+56] = 0
-	fast[len(fast)-contactStride+57] = 2 // its feature
+	fast[len(fast)-contactStride+57] = byte(narrow.FeatureEdgeFace) + 1 // its feature, past the last
 	if getContacts(a, fast) == nil || getContactFields(b, fast) == nil {
-		t.Error("a contact of feature 2 accepted")
+		t.Errorf("a contact of feature %d accepted", narrow.FeatureEdgeFace+1)
 	}
 }

@@ -154,13 +154,13 @@ func (e *responseEncoder) write(dst []byte, res *narrow.Result) bool {
 }
 
 // Stats field numbers (pb/irtcd.proto), in order.
-const statsFields = 14
+const statsFields = 15
 
 // appendStats appends the protobuf encoding of the Stats message of s
 // (proto3: zero fields left out).
 func appendStats(b []byte, s *narrow.Stats) []byte {
 	vals := [statsFields]int{s.Pairs, s.StandardPairs, s.IterativePairs, s.FailedPairs, s.StandardRays,
-		s.OcclusionRays, s.PredictiveRays, s.IterativeRays, s.IterativeSteps, s.LostRays, s.Predictions, s.Contacts, s.Speculative, s.EdgeContacts}
+		s.OcclusionRays, s.PredictiveRays, s.IterativeRays, s.IterativeSteps, s.LostRays, s.Predictions, s.Contacts, s.Speculative, s.EdgeContacts, s.EdgeFaceContacts}
 	for k, v := range vals {
 		if v != 0 {
 			b = protowire.AppendTag(b, protowire.Number(k+1), protowire.VarintType)

@@ -162,7 +162,7 @@ func getContact(b []byte, c *narrow.Contact) error {
 	if side > byte(narrow.SideB) {
 		return malformed("contact side %d", side)
 	}
-	if feat > byte(narrow.FeatureEdge) {
+	if feat > byte(narrow.FeatureEdgeFace) {
 		return malformed("contact feature %d", feat)
 	}
 	c.P[0], c.P[1], c.P[2] = getF64(b[0:]), getF64(b[8:]), getF64(b[16:])
@@ -229,7 +229,7 @@ func getContacts(dst []narrow.Contact, b []byte) error {
 		if s := dst[k].From; s > narrow.SideB {
 			return malformed("contact side %d", s)
 		}
-		if f := dst[k].Feature; f > narrow.FeatureEdge {
+		if f := dst[k].Feature; f > narrow.FeatureEdgeFace {
 			return malformed("contact feature %d", f)
 		}
 	}
@@ -567,39 +567,41 @@ func (d *decoder) fill(resp *pb.DetectResponse, pairs []narrow.Pair, res *narrow
 
 func encodeStats(s *narrow.Stats) *pb.Stats {
 	return &pb.Stats{
-		Pairs:          int64(s.Pairs),
-		StandardPairs:  int64(s.StandardPairs),
-		IterativePairs: int64(s.IterativePairs),
-		FailedPairs:    int64(s.FailedPairs),
-		StandardRays:   int64(s.StandardRays),
-		OcclusionRays:  int64(s.OcclusionRays),
-		PredictiveRays: int64(s.PredictiveRays),
-		IterativeRays:  int64(s.IterativeRays),
-		IterativeSteps: int64(s.IterativeSteps),
-		LostRays:       int64(s.LostRays),
-		Predictions:    int64(s.Predictions),
-		Contacts:       int64(s.Contacts),
-		Speculative:    int64(s.Speculative),
-		EdgeContacts:   int64(s.EdgeContacts),
+		Pairs:            int64(s.Pairs),
+		StandardPairs:    int64(s.StandardPairs),
+		IterativePairs:   int64(s.IterativePairs),
+		FailedPairs:      int64(s.FailedPairs),
+		StandardRays:     int64(s.StandardRays),
+		OcclusionRays:    int64(s.OcclusionRays),
+		PredictiveRays:   int64(s.PredictiveRays),
+		IterativeRays:    int64(s.IterativeRays),
+		IterativeSteps:   int64(s.IterativeSteps),
+		LostRays:         int64(s.LostRays),
+		Predictions:      int64(s.Predictions),
+		Contacts:         int64(s.Contacts),
+		Speculative:      int64(s.Speculative),
+		EdgeContacts:     int64(s.EdgeContacts),
+		EdgeFaceContacts: int64(s.EdgeFaceContacts),
 	}
 }
 
 func decodeStats(s *pb.Stats) narrow.Stats {
 	return narrow.Stats{
-		Pairs:          int(s.GetPairs()),
-		StandardPairs:  int(s.GetStandardPairs()),
-		IterativePairs: int(s.GetIterativePairs()),
-		FailedPairs:    int(s.GetFailedPairs()),
-		StandardRays:   int(s.GetStandardRays()),
-		OcclusionRays:  int(s.GetOcclusionRays()),
-		PredictiveRays: int(s.GetPredictiveRays()),
-		IterativeRays:  int(s.GetIterativeRays()),
-		IterativeSteps: int(s.GetIterativeSteps()),
-		LostRays:       int(s.GetLostRays()),
-		Predictions:    int(s.GetPredictions()),
-		Contacts:       int(s.GetContacts()),
-		Speculative:    int(s.GetSpeculative()),
-		EdgeContacts:   int(s.GetEdgeContacts()),
+		Pairs:            int(s.GetPairs()),
+		StandardPairs:    int(s.GetStandardPairs()),
+		IterativePairs:   int(s.GetIterativePairs()),
+		FailedPairs:      int(s.GetFailedPairs()),
+		StandardRays:     int(s.GetStandardRays()),
+		OcclusionRays:    int(s.GetOcclusionRays()),
+		PredictiveRays:   int(s.GetPredictiveRays()),
+		IterativeRays:    int(s.GetIterativeRays()),
+		IterativeSteps:   int(s.GetIterativeSteps()),
+		LostRays:         int(s.GetLostRays()),
+		Predictions:      int(s.GetPredictions()),
+		Contacts:         int(s.GetContacts()),
+		Speculative:      int(s.GetSpeculative()),
+		EdgeContacts:     int(s.GetEdgeContacts()),
+		EdgeFaceContacts: int(s.GetEdgeFaceContacts()),
 	}
 }
 
@@ -620,6 +622,7 @@ func encodeParams(p narrow.Params) *pb.Params {
 		Speculative:           p.Speculative,
 		EdgeAngle:             p.EdgeAngle,
 		EdgeDepth:             p.EdgeDepth,
+		EdgeFaces:             p.EdgeFaces,
 	}
 }
 
@@ -649,6 +652,7 @@ func decodeParams(m *pb.Params) (narrow.Params, error) {
 		Speculative:           m.Speculative,
 		EdgeAngle:             m.EdgeAngle,
 		EdgeDepth:             m.EdgeDepth,
+		EdgeFaces:             m.EdgeFaces,
 	}
 	return p, p.Validate()
 }

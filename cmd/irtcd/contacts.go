@@ -81,6 +81,8 @@ type contactJSON struct {
 	Dir    [3]float64 `json:"dir"`
 	// An edge-on-edge contact (-edges) gives the two edges by their
 	// vertices: "edge" of body "from", crossing "other_edge" of the other.
+	// An edge-through-face contact (-edge-faces) gives "edge" and the
+	// primitive "prim" of the other body it enters.
 	Edge      *[2]int32 `json:"edge,omitempty"`
 	OtherEdge *[2]int32 `json:"other_edge,omitempty"`
 }
@@ -133,6 +135,8 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"edges bend by 90")
 	edgeDepth := fs.Float64("edge-depth", 0, "with -edges, the deepest edge-on-edge contact, a `distance` (narrow.Params.EdgeDepth;\n"+
 		"0: a quarter of the smaller shape's size); deeper crossings are left to the vertex rays")
+	edgeFaces := fs.Bool("edge-faces", false, "with -edges, also edge-through-face contacts: each convex edge bent by more than\n"+
+		"the angle that passes through the other body with both ends outside (narrow.Params.EdgeFaces)")
 	weld := fs.Bool("weld", false, "merge each mesh's vertices at equal coordinates first (narrow.Weld;\nvertex indices are then the welded mesh's)")
 	within := fs.Float64("weld-within", 0, "with -weld, merge the vertices within this `distance` of an earlier one\n(narrow.WeldWithin; triangles that collapse are dropped)")
 	speculative := fs.Bool("speculative", false, "with -method predictive, also print the predictions as speculative\ncontacts: depth < 0 is minus the gap to the surface the vertex's opposite ray enters")
@@ -180,6 +184,9 @@ func runContacts(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(badInput("-edge-depth %v: want a distance ≥ 0", *edgeDepth))
 	}
 	p.EdgeDepth = *edgeDepth
+	if p.EdgeFaces = *edgeFaces; p.EdgeFaces && p.EdgeAngle == 0 {
+		return fail(badInput("-edge-faces needs -edges"))
+	}
 	if p.Speculative = *speculative; p.Speculative && p.Method != narrow.MethodPredictive {
 		return fail(badInput("-speculative needs -method predictive"))
 	}
@@ -419,6 +426,16 @@ func (d *detector) detect(a, b narrow.ShapeID, pa, pb narrow.Pose) ([]byte, erro
 			}
 			e, f := from.Edge(int(c.Vertex)).V, other.Edge(int(c.Prim)).V
 			cj.Vertex, cj.Prim, cj.Edge, cj.OtherEdge = -1, -1, &e, &f
+			edges = append(edges, cj)
+			continue
+		}
+		if c.Feature == narrow.FeatureEdgeFace {
+			from := d.be.Shape(a)
+			if c.From == narrow.SideB {
+				from = d.be.Shape(b)
+			}
+			e := from.Edge(int(c.Vertex)).V
+			cj.Vertex, cj.Edge = -1, &e
 			edges = append(edges, cj)
 			continue
 		}

@@ -853,6 +853,25 @@ func TestContactsEdges(t *testing.T) {
 			t.Errorf("-edge-depth %s: exit %d, stderr %q", bad, code, errOut)
 		}
 	}
+	// -edge-faces adds each cube's edge through the other (a's edge
+	// along y dips into b under its top edge, b's along x into a), after
+	// the edge-on-edge contact: "edge" set, "other_edge" not, the
+	// primitive entered, no deeper than the crossing.
+	cs = decode(t, mustRun(t, "", append(args, "-edges", "45", "-edge-faces")...))
+	if len(cs) != 3 || cs[0].OtherEdge == nil {
+		t.Fatalf("-edge-faces: %+v, want the edge-on-edge contact and two edge-through-face ones", cs)
+	}
+	for k, c := range cs[1:] {
+		if want := []string{"a", "b"}[k]; c.From != want || c.Vertex != -1 || c.Prim < 0 || c.Edge == nil || c.OtherEdge != nil || !(c.Depth > 0 && c.Depth <= depth) {
+			t.Errorf("-edge-faces contact %d: %+v, want an edge of %s through a primitive, depth in (0, %v]", k+1, c, want, depth)
+		}
+	}
+	if d := edgeDir(cs[1].Edge, cube); d[0] != 0 || d[2] != 0 {
+		t.Errorf("-edge-faces: edge %v of a runs along %v, want y", *cs[1].Edge, d)
+	}
+	if code, _, errOut := runArgs(t, "", append(args, "-edge-faces")...); code != exitUsage || !strings.Contains(errOut, "-edge-faces") {
+		t.Errorf("-edge-faces without -edges: exit %d, stderr %q", code, errOut)
+	}
 }
 
 func TestVersion(t *testing.T) {

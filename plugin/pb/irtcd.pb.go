@@ -211,7 +211,9 @@ type Params struct {
 	// narrow.Params.EdgeAngle: 0 for no edge-on-edge contacts.
 	EdgeAngle float64 `protobuf:"fixed64,13,opt,name=edge_angle,json=edgeAngle,proto3" json:"edge_angle,omitempty"`
 	// narrow.Params.EdgeDepth: 0 for the default bound.
-	EdgeDepth     float64 `protobuf:"fixed64,14,opt,name=edge_depth,json=edgeDepth,proto3" json:"edge_depth,omitempty"`
+	EdgeDepth float64 `protobuf:"fixed64,14,opt,name=edge_depth,json=edgeDepth,proto3" json:"edge_depth,omitempty"`
+	// narrow.Params.EdgeFaces: edge-through-face contacts too.
+	EdgeFaces     bool `protobuf:"varint,15,opt,name=edge_faces,json=edgeFaces,proto3" json:"edge_faces,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -342,6 +344,13 @@ func (x *Params) GetEdgeDepth() float64 {
 		return x.EdgeDepth
 	}
 	return 0
+}
+
+func (x *Params) GetEdgeFaces() bool {
+	if x != nil {
+		return x.EdgeFaces
+	}
+	return false
 }
 
 type ConfigureRequest struct {
@@ -1016,23 +1025,24 @@ func (x *DetectRequest) GetRecords() []byte {
 
 // Stats mirrors narrow.Stats field for field.
 type Stats struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	Pairs          int64                  `protobuf:"varint,1,opt,name=pairs,proto3" json:"pairs,omitempty"`
-	StandardPairs  int64                  `protobuf:"varint,2,opt,name=standard_pairs,json=standardPairs,proto3" json:"standard_pairs,omitempty"`
-	IterativePairs int64                  `protobuf:"varint,3,opt,name=iterative_pairs,json=iterativePairs,proto3" json:"iterative_pairs,omitempty"`
-	FailedPairs    int64                  `protobuf:"varint,4,opt,name=failed_pairs,json=failedPairs,proto3" json:"failed_pairs,omitempty"`
-	StandardRays   int64                  `protobuf:"varint,5,opt,name=standard_rays,json=standardRays,proto3" json:"standard_rays,omitempty"`
-	OcclusionRays  int64                  `protobuf:"varint,6,opt,name=occlusion_rays,json=occlusionRays,proto3" json:"occlusion_rays,omitempty"`
-	PredictiveRays int64                  `protobuf:"varint,7,opt,name=predictive_rays,json=predictiveRays,proto3" json:"predictive_rays,omitempty"`
-	IterativeRays  int64                  `protobuf:"varint,8,opt,name=iterative_rays,json=iterativeRays,proto3" json:"iterative_rays,omitempty"`
-	IterativeSteps int64                  `protobuf:"varint,9,opt,name=iterative_steps,json=iterativeSteps,proto3" json:"iterative_steps,omitempty"`
-	LostRays       int64                  `protobuf:"varint,10,opt,name=lost_rays,json=lostRays,proto3" json:"lost_rays,omitempty"`
-	Predictions    int64                  `protobuf:"varint,11,opt,name=predictions,proto3" json:"predictions,omitempty"`
-	Contacts       int64                  `protobuf:"varint,12,opt,name=contacts,proto3" json:"contacts,omitempty"`
-	Speculative    int64                  `protobuf:"varint,13,opt,name=speculative,proto3" json:"speculative,omitempty"`
-	EdgeContacts   int64                  `protobuf:"varint,14,opt,name=edge_contacts,json=edgeContacts,proto3" json:"edge_contacts,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Pairs            int64                  `protobuf:"varint,1,opt,name=pairs,proto3" json:"pairs,omitempty"`
+	StandardPairs    int64                  `protobuf:"varint,2,opt,name=standard_pairs,json=standardPairs,proto3" json:"standard_pairs,omitempty"`
+	IterativePairs   int64                  `protobuf:"varint,3,opt,name=iterative_pairs,json=iterativePairs,proto3" json:"iterative_pairs,omitempty"`
+	FailedPairs      int64                  `protobuf:"varint,4,opt,name=failed_pairs,json=failedPairs,proto3" json:"failed_pairs,omitempty"`
+	StandardRays     int64                  `protobuf:"varint,5,opt,name=standard_rays,json=standardRays,proto3" json:"standard_rays,omitempty"`
+	OcclusionRays    int64                  `protobuf:"varint,6,opt,name=occlusion_rays,json=occlusionRays,proto3" json:"occlusion_rays,omitempty"`
+	PredictiveRays   int64                  `protobuf:"varint,7,opt,name=predictive_rays,json=predictiveRays,proto3" json:"predictive_rays,omitempty"`
+	IterativeRays    int64                  `protobuf:"varint,8,opt,name=iterative_rays,json=iterativeRays,proto3" json:"iterative_rays,omitempty"`
+	IterativeSteps   int64                  `protobuf:"varint,9,opt,name=iterative_steps,json=iterativeSteps,proto3" json:"iterative_steps,omitempty"`
+	LostRays         int64                  `protobuf:"varint,10,opt,name=lost_rays,json=lostRays,proto3" json:"lost_rays,omitempty"`
+	Predictions      int64                  `protobuf:"varint,11,opt,name=predictions,proto3" json:"predictions,omitempty"`
+	Contacts         int64                  `protobuf:"varint,12,opt,name=contacts,proto3" json:"contacts,omitempty"`
+	Speculative      int64                  `protobuf:"varint,13,opt,name=speculative,proto3" json:"speculative,omitempty"`
+	EdgeContacts     int64                  `protobuf:"varint,14,opt,name=edge_contacts,json=edgeContacts,proto3" json:"edge_contacts,omitempty"`
+	EdgeFaceContacts int64                  `protobuf:"varint,15,opt,name=edge_face_contacts,json=edgeFaceContacts,proto3" json:"edge_face_contacts,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Stats) Reset() {
@@ -1159,6 +1169,13 @@ func (x *Stats) GetSpeculative() int64 {
 func (x *Stats) GetEdgeContacts() int64 {
 	if x != nil {
 		return x.EdgeContacts
+	}
+	return 0
+}
+
+func (x *Stats) GetEdgeFaceContacts() int64 {
+	if x != nil {
+		return x.EdgeFaceContacts
 	}
 	return 0
 }
@@ -1692,7 +1709,7 @@ const file_irtcd_proto_rawDesc = "" +
 	"\x05state\x18\x01 \x01(\fR\x05state\"+\n" +
 	"\x13RestoreStateRequest\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\fR\x05state\"\x16\n" +
-	"\x14RestoreStateResponse\"\xd3\x03\n" +
+	"\x14RestoreStateResponse\"\xf2\x03\n" +
 	"\x06Params\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\rR\x06method\x12\x1c\n" +
 	"\ttraversal\x18\x02 \x01(\rR\ttraversal\x12\x1a\n" +
@@ -1712,7 +1729,9 @@ const file_irtcd_proto_rawDesc = "" +
 	"\n" +
 	"edge_angle\x18\r \x01(\x01R\tedgeAngle\x12\x1d\n" +
 	"\n" +
-	"edge_depth\x18\x0e \x01(\x01R\tedgeDepth\"]\n" +
+	"edge_depth\x18\x0e \x01(\x01R\tedgeDepth\x12\x1d\n" +
+	"\n" +
+	"edge_faces\x18\x0f \x01(\bR\tedgeFaces\"]\n" +
 	"\x10ConfigureRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.irtcd.plugin.v1.ParamsR\x06params\x12\x18\n" +
 	"\aworkers\x18\x02 \x01(\x05R\aworkers\"\x89\x01\n" +
@@ -1750,7 +1769,7 @@ const file_irtcd_proto_rawDesc = "" +
 	"\tnum_pairs\x18\x02 \x01(\rR\bnumPairs\x12\x14\n" +
 	"\x05pairs\x18\x03 \x01(\fR\x05pairs\x12\x14\n" +
 	"\x05poses\x18\x04 \x01(\fR\x05poses\x12\x18\n" +
-	"\arecords\x18\x05 \x01(\fR\arecords\"\xf7\x03\n" +
+	"\arecords\x18\x05 \x01(\fR\arecords\"\xa5\x04\n" +
 	"\x05Stats\x12\x14\n" +
 	"\x05pairs\x18\x01 \x01(\x03R\x05pairs\x12%\n" +
 	"\x0estandard_pairs\x18\x02 \x01(\x03R\rstandardPairs\x12'\n" +
@@ -1766,7 +1785,8 @@ const file_irtcd_proto_rawDesc = "" +
 	"\vpredictions\x18\v \x01(\x03R\vpredictions\x12\x1a\n" +
 	"\bcontacts\x18\f \x01(\x03R\bcontacts\x12 \n" +
 	"\vspeculative\x18\r \x01(\x03R\vspeculative\x12#\n" +
-	"\redge_contacts\x18\x0e \x01(\x03R\fedgeContacts\"\x89\x01\n" +
+	"\redge_contacts\x18\x0e \x01(\x03R\fedgeContacts\x12,\n" +
+	"\x12edge_face_contacts\x18\x0f \x01(\x03R\x10edgeFaceContacts\"\x89\x01\n" +
 	"\vPairFailure\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\rR\x04code\x12\x18\n" +

@@ -73,9 +73,12 @@ func BenchmarkEdgeDepthReplay(b *testing.B) {
 		for _, v := range []struct {
 			name        string
 			angle, size float64 // EdgeAngle, and EdgeDepth as a share of Size (0: the default)
-		}{{"edges=none", 0, 0}, {"edges=0.1rad", 0.1, 0}, {"edges=0.1rad/depth=0.04", 0.1, 0.04}, {"edges=0.1rad/depth=0.02", 0.1, 0.02}, {"edges=0.1rad/depth=0.01", 0.1, 0.01}, {"edges=0.005rad/depth=0.04", 0.005, 0.04}} {
+			faces       bool    // EdgeFaces
+		}{{"edges=none", 0, 0, false}, {"edges=0.1rad", 0.1, 0, false}, {"edges=0.1rad/depth=0.04", 0.1, 0.04, false}, {"edges=0.1rad/depth=0.02", 0.1, 0.02, false},
+			{"edges=0.1rad/depth=0.01", 0.1, 0.01, false}, {"edges=0.005rad/depth=0.04", 0.005, 0.04, false},
+			{"edges=0.1rad/depth=0.04/faces", 0.1, 0.04, true}, {"edges=0.005rad/depth=0.04/faces", 0.005, 0.04, true}} {
 			b.Run("scene="+sc.name+"/"+v.name, func(b *testing.B) {
-				p := narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: v.angle, EdgeDepth: v.size * toriSize}
+				p := narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: v.angle, EdgeDepth: v.size * toriSize, EdgeFaces: v.faces}
 				var res narrow.Result
 				var total time.Duration
 				var missed, overlaps int

@@ -41,13 +41,16 @@ func (b *Body) setDeformation(old, s *narrow.Shape, dt float64, step int) {
 // surfaceVelocity returns the world velocity, from the deformation of
 // side's body (b), of that body's surface at contact pt: at its vertex (or
 // edge) if pt comes from it, else at the point of its primitive (or edge)
-// that pt's vertex was pushed to, P + Depth·Dir.
+// that pt's vertex was pushed to, P + Depth·Dir (for an edge-through-face
+// contact, of the primitive its edge entered).
 func (b *Body) surfaceVelocity(pt *narrow.Contact, side narrow.Side) mgl64.Vec3 {
 	s := b.shape
 	local := func(p mgl64.Vec3) mgl64.Vec3 { return b.rot.mulTVec(p.Sub(b.pose.Pos)) }
 	var u mgl64.Vec3
 	switch {
-	case pt.Feature == narrow.FeatureEdge:
+	case pt.Feature == narrow.FeatureEdge || pt.Feature == narrow.FeatureEdgeFace && pt.From == side:
+		// An edge of this body (or, edge on edge, of the other's
+		// crossing it): the velocity of its point nearest to P (or Q).
 		e := pt.Vertex
 		q := pt.P
 		if pt.From != side {

@@ -85,13 +85,21 @@ type pointKey struct {
 	prim   int32
 }
 
-// edgeSide is the pointKey side of edge-on-edge contacts.
-const edgeSide = 2
+// edgeSide is the pointKey side of edge-on-edge contacts, and
+// edgeFaceSide + From that of edge-through-face contacts (narrow.
+// FeatureEdgeFace: vertex the edge, prim the primitive it enters).
+const (
+	edgeSide     = 2
+	edgeFaceSide = 3
+)
 
 // keyOf returns the key of contact pt of pair id.
 func keyOf(id uint64, pt *narrow.Contact) pointKey {
-	if pt.Feature == narrow.FeatureEdge {
+	switch pt.Feature {
+	case narrow.FeatureEdge:
 		return pointKey{pair: id, side: edgeSide, vertex: pt.Vertex, prim: pt.Prim}
+	case narrow.FeatureEdgeFace:
+		return pointKey{pair: id, side: edgeFaceSide + uint8(pt.From), vertex: pt.Vertex, prim: pt.Prim}
 	}
 	return pointKey{pair: id, side: uint8(pt.From), vertex: pt.Vertex, prim: -1}
 }

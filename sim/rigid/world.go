@@ -523,7 +523,10 @@ type ContactPoint struct {
 	Vertex int32
 	// Feature is narrow.FeatureEdge for an edge-on-edge contact
 	// (narrow.Params.EdgeAngle): Vertex is then an edge of the From body
-	// (A) and Prim the edge of B it crosses (narrow.Shape.Edge).
+	// (A) and Prim the edge of B it crosses (narrow.Shape.Edge); and
+	// narrow.FeatureEdgeFace for an edge-through-face contact
+	// (narrow.Params.EdgeFaces): Vertex an edge of the From body, Prim
+	// the primitive of the other it enters.
 	Feature narrow.Feature
 	Prim    int32
 	// NormalImpulse and FrictionImpulse are the accumulated impulses
@@ -534,7 +537,7 @@ type ContactPoint struct {
 
 // ContactPoints appends the last step's solver points to dst and returns
 // it, in solver order (pair ID, then From side, then vertex; a pair's
-// edge-on-edge points last).
+// edge-on-edge points, then its edge-through-face points last).
 func (w *World) ContactPoints(dst []ContactPoint) []ContactPoint {
 	for i := range w.contacts {
 		c := &w.contacts[i]
@@ -543,9 +546,11 @@ func (w *World) ContactPoints(dst []ContactPoint) []ContactPoint {
 			From: narrow.Side(c.key.side), Vertex: c.key.vertex, Prim: -1,
 			NormalImpulse: c.ln, FrictionImpulse: c.d[1].scale(c.lt1).madd(c.d[2], c.lt2).vec3(),
 		})
-		if c.key.side == edgeSide {
-			p := &dst[len(dst)-1]
+		switch p := &dst[len(dst)-1]; {
+		case c.key.side == edgeSide:
 			p.From, p.Feature, p.Prim = narrow.SideA, narrow.FeatureEdge, c.key.prim
+		case c.key.side >= edgeFaceSide:
+			p.From, p.Feature, p.Prim = narrow.Side(c.key.side-edgeFaceSide), narrow.FeatureEdgeFace, c.key.prim
 		}
 	}
 	return dst

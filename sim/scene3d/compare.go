@@ -91,7 +91,7 @@ func fromRays(dst, src []narrow.Contact, mode narrow.Response, a, b *narrow.Shap
 	var dirs [2]narrow.Direction
 	narrow.SetPair(&dirs, a, b, &pa, &pb)
 	for _, c := range src {
-		if c.Feature == narrow.FeatureEdge {
+		if c.Feature != narrow.FeatureVertex {
 			dst = append(dst, c) // not a ray: the same in every response
 			continue
 		}
