@@ -34,12 +34,19 @@ func crossedBars(t *testing.T) (a, b *narrow.Shape) {
 // shapes registered, closed at the end of the test.
 func barsBackend(t *testing.T, p narrow.Params, opts ...cpubackend.Option) (be *cpubackend.Backend, a, b narrow.ShapeID) {
 	t.Helper()
+	sa, sb := crossedBars(t)
+	return shapesBackend(t, p, sa, sb, opts...)
+}
+
+// shapesBackend returns a backend with parameters p and shapes sa and sb
+// registered, closed at the end of the test.
+func shapesBackend(t *testing.T, p narrow.Params, sa, sb *narrow.Shape, opts ...cpubackend.Option) (be *cpubackend.Backend, a, b narrow.ShapeID) {
+	t.Helper()
 	be, err := cpubackend.New(p, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { be.Close() })
-	sa, sb := crossedBars(t)
 	if a, err = be.RegisterShape(sa); err != nil {
 		t.Fatal(err)
 	}
@@ -297,19 +304,7 @@ func TestEdgeFaceContacts(t *testing.T) {
 	}
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
 		for _, faces := range []bool{false, true} {
-			be, err := cpubackend.New(narrow.Params{Method: m, EdgeAngle: math.Pi / 4, EdgeFaces: faces}, cpubackend.WithWorkers(2))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer be.Close()
-			ia, err := be.RegisterShape(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ib, err := be.RegisterShape(b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			be, ia, ib := shapesBackend(t, narrow.Params{Method: m, EdgeAngle: math.Pi / 4, EdgeFaces: faces}, a, b, cpubackend.WithWorkers(2))
 			var res narrow.Result
 			pairs := make([]narrow.Pair, 1)
 			step := func(k int) {

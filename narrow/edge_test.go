@@ -2,6 +2,7 @@ package narrow
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -235,6 +236,22 @@ func edgeRef(d *Direction, angle, maxDepth, maxGap float64) []Contact {
 	return out
 }
 
+// matchBruteForce fails the test unless got holds the contacts of want,
+// in the same order, to rounding (lengths relative to scale).
+func matchBruteForce(t *testing.T, what string, got, want []Contact, scale float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d contacts, brute force %d\n got %v\nwant %v", what, len(got), len(want), got, want)
+	}
+	for k := range got {
+		g, w := got[k], want[k]
+		if CompareContacts(&g, &w) != 0 || math.Abs(g.Depth-w.Depth) > 1e-9*scale ||
+			g.P.Sub(w.P).Len() > 1e-9*scale || g.Dir.Sub(w.Dir).Len() > 1e-9 {
+			t.Fatalf("%s contact %d: %+v, brute force %+v", what, k, g, w)
+		}
+	}
+}
+
 // segmentCrosses reports whether any primitive of s meets the segment
 // from x to y at a distance from x in (lo, |y − x| − lo).
 func segmentCrosses(s *Shape, x, y mgl64.Vec3, lo float64) bool {
@@ -295,16 +312,7 @@ func TestEdgeContactsMatchBruteForce(t *testing.T) {
 			want := edgeRef(&d[0], angle, maxDepth, maxGap)
 			for _, trav := range []Traversal{TraversalBVH, TraversalBasic} {
 				got := d[0].AppendEdgeContacts(nil, &sc, angle, maxDepth, maxGap, trav)
-				if len(got) != len(want) {
-					t.Fatalf("%s/%s %v: %d contacts, brute force %d\n got %v\nwant %v", pr[0], pr[1], trav, len(got), len(want), got, want)
-				}
-				for k := range got {
-					g, w := got[k], want[k]
-					if CompareContacts(&g, &w) != 0 || math.Abs(g.Depth-w.Depth) > 1e-9*a.scale ||
-						g.P.Sub(w.P).Len() > 1e-9*a.scale || g.Dir.Sub(w.Dir).Len() > 1e-9 {
-						t.Fatalf("%s/%s %v contact %d: %+v, brute force %+v", pr[0], pr[1], trav, k, g, w)
-					}
-				}
+				matchBruteForce(t, fmt.Sprintf("%s/%s %v", pr[0], pr[1], trav), got, want, a.scale)
 			}
 			found += len(want)
 			for _, c := range want {

@@ -2,6 +2,7 @@ package narrow
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -164,8 +165,8 @@ func edgeFaceRef(d *Direction, angle, maxDepth float64) []Contact {
 // TestEdgeFaceContactsMatchBruteForce compares AppendEdgeFaceContacts,
 // with both traversals and in both directions, against the brute-force
 // reference at random poses of boxes, bars and the test meshes, moved
-// into each other by a little or a lot past their first overlap: the same contacts in the same order,
-// to rounding. The culling (the boxes, Dst's outside grid) drops no
+// into each other by a little or a lot past their first overlap: the
+// same contacts in the same order, to rounding. The culling (the boxes, Dst's outside grid) drops no
 // crossing.
 func TestEdgeFaceContactsMatchBruteForce(t *testing.T) {
 	shapes := edgeShapes(t)
@@ -199,15 +200,8 @@ func TestEdgeFaceContactsMatchBruteForce(t *testing.T) {
 					want := edgeFaceRef(&d[k], angle, maxDepth)
 					for _, trav := range []Traversal{TraversalBVH, TraversalBasic} {
 						got := d[k].AppendEdgeFaceContacts(nil, &sc, angle, maxDepth, trav)
-						if len(got) != len(want) {
-							t.Fatalf("%s/%s from %v, angle %v, %v: %d contacts, brute force %d\n got %v\nwant %v", pr[0], pr[1], d[k].From, angle, trav, len(got), len(want), got, want)
-						}
-						for x := range got {
-							g, w := got[x], want[x]
-							if CompareContacts(&g, &w) != 0 || math.Abs(g.Depth-w.Depth) > 1e-9*a.scale ||
-								g.P.Sub(w.P).Len() > 1e-9*a.scale || g.Dir.Sub(w.Dir).Len() > 1e-9 {
-								t.Fatalf("%s/%s from %v %v contact %d: %+v, brute force %+v", pr[0], pr[1], d[k].From, trav, x, g, w)
-							}
+						matchBruteForce(t, fmt.Sprintf("%s/%s from %v, angle %v, %v", pr[0], pr[1], d[k].From, angle, trav), got, want, a.scale)
+						for x, g := range got {
 							if x > 0 && CompareContacts(&got[x-1], &g) >= 0 {
 								t.Fatalf("%s/%s: contacts %d and %d out of order: %+v, %+v", pr[0], pr[1], x-1, x, got[x-1], g)
 							}
