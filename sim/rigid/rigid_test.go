@@ -499,21 +499,32 @@ func TestDeepCorrection(t *testing.T) {
 // turned edge up: the bars meet edge on edge, with no vertex of either
 // inside the other (their ends stick out). With edge-on-edge contacts
 // (narrow.Params.EdgeAngle) the dropped bar stays on top of the static
-// one; with vertex rays alone it falls through it onto the ground (the
+// one, and so it does with edge-through-face contacts added (and no
+// speculative contacts, so that it sinks in a little)
+// (narrow.Params.EdgeFaces), whose solver points keep their feature and
+// side; with vertex rays alone it falls through it onto the ground (the
 // control case).
 func TestCrossedBars(t *testing.T) {
 	const top = 1.0 // height of the static bar's top edge
 	for _, tc := range []struct {
 		name   string
 		edges  float64
+		faces  bool
 		stays  bool
 		points bool // edge-on-edge solver points seen
 	}{
-		{"edges", math.Pi / 3, true, true},
-		{"no-edges", 0, false, false},
+		{"edges", math.Pi / 3, false, true, true},
+		{"edge-faces", math.Pi / 3, true, true, true},
+		{"no-edges", 0, false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, _ := newWorld(t, func(c *rigid.Config) { c.Params.EdgeAngle = tc.edges })
+			w, _ := newWorld(t, func(c *rigid.Config) {
+				c.Params.EdgeAngle, c.Params.EdgeFaces = tc.edges, tc.faces
+				// Without speculative contacts the bars sink in a little
+				// before their contacts hold them: edges then pass
+				// through faces.
+				c.Params.Speculative = c.Params.Speculative && !tc.faces
+			})
 			r := 0.1 * math.Sqrt2 // a bar's half diagonal
 			low := rigid.NewBodyDef(box(t, mgl64.Vec3{1, 0.1, 0.1}), narrow.Pose{Pos: mgl64.Vec3{0, top - r, 0}, Rot: mgl64.QuatRotate(math.Pi/4, mgl64.Vec3{1, 0, 0})})
 			low.Static = true
@@ -526,14 +537,21 @@ func TestCrossedBars(t *testing.T) {
 			}
 			var pts []rigid.ContactPoint
 			edgePoints := 0
+			var facePoints [2]int // by From
 			for i := 0; i < 180; i++ {
 				run(t, w, 1)
 				pts = w.ContactPoints(pts[:0])
 				for _, p := range pts {
-					if p.Feature == narrow.FeatureEdge {
+					switch p.Feature {
+					case narrow.FeatureEdge:
 						edgePoints++
+					case narrow.FeatureEdgeFace:
+						facePoints[p.From]++
 					}
 				}
+			}
+			if got := facePoints[0] > 0 && facePoints[1] > 0; got != tc.faces {
+				t.Errorf("edge-through-face solver points from A and B: %v, want some of each %v", facePoints, tc.faces)
 			}
 			y := w.Body(id).CenterOfMass()[1]
 			t.Logf("dropped bar's centre at height %.4f after 3 s; %d edge-on-edge solver points", y, edgePoints)
