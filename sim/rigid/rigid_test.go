@@ -499,10 +499,9 @@ func TestDeepCorrection(t *testing.T) {
 // turned edge up: the bars meet edge on edge, with no vertex of either
 // inside the other (their ends stick out). With edge-on-edge contacts
 // (narrow.Params.EdgeAngle) the dropped bar stays on top of the static
-// one, and so it does with edge-through-face contacts added (and no
-// speculative contacts, so that it sinks in a little)
-// (narrow.Params.EdgeFaces), whose solver points keep their feature and
-// side; with vertex rays alone it falls through it onto the ground (the
+// one, and so it does with edge-through-face contacts added
+// (narrow.Params.EdgeFaces, without speculative contacts, so that it
+// sinks in a little), whose solver points keep their feature and side; with vertex rays alone it falls through it onto the ground (the
 // control case).
 func TestCrossedBars(t *testing.T) {
 	const top = 1.0 // height of the static bar's top edge
