@@ -10,8 +10,10 @@ import (
 )
 
 // edgeContacts appends job j's edge-on-edge contacts (narrow.Params.
-// EdgeAngle) to j.contacts, after its vertex contacts, and reports whether
-// it found any. They are sought at every step, standard or iterative: an
+// EdgeAngle) to j.contacts, after its vertex contacts, then with
+// narrow.Params.EdgeFaces its edge-through-face contacts, and reports
+// whether it found any. They are sought at every step, standard or
+// iterative: an
 // iterative step's rays know nothing of them. A pair with state keeps the
 // pairs of edges to test, chosen with a margin of half DisplacementThreshold
 // (edgeMargin; narrow.Direction.AppendEdgePairs) and, with speculative
@@ -41,8 +43,8 @@ func (b *Backend) edgeContacts(j *job, w int) bool {
 }
 
 // edgeEdgeContacts appends job j's edge-on-edge contacts (see
-// edgeContacts) and reports whether it found any.
-func (b *Backend) edgeEdgeContacts(j *job, w int) bool {
+// edgeContacts).
+func (b *Backend) edgeEdgeContacts(j *job, w int) {
 	var dir *narrow.Direction
 	var own narrow.Direction
 	if j.dirs != nil {
@@ -51,11 +53,10 @@ func (b *Backend) edgeEdgeContacts(j *job, w int) bool {
 		own.SetPoses(narrow.SideA, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
 		dir = &own
 	}
-	n := len(j.contacts)
 	r, st := j.res, j.st
 	if st == nil || b.allEdges {
 		j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, j.edgeGap(), r.Traversal)
-		return len(j.contacts) > n
+		return
 	}
 	_, _, _, rA := j.a.BoundingSphere()
 	_, _, _, rB := j.b.BoundingSphere()
@@ -66,7 +67,7 @@ func (b *Backend) edgeEdgeContacts(j *job, w int) bool {
 		if v, ok := st.EdgeMotion(&j.rel, rA, rB); ok && v*edgeKeepSteps > margin {
 			st.SetEdges(&j.rel, margin, false)
 			j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, gap, r.Traversal)
-			return len(j.contacts) > n
+			return
 		}
 		// The pairs cover gaps up to edgeGapGrowth times this step's
 		// (at least edgeGapFloor × the threshold), within the widest
@@ -80,7 +81,6 @@ func (b *Backend) edgeEdgeContacts(j *job, w int) bool {
 		st.SetEdges(&j.rel, margin, true)
 	}
 	j.contacts = dir.AppendEdgePairContacts(j.contacts, st.Edges, r.EdgeDepth, gap, r.Traversal)
-	return len(j.contacts) > n
 }
 
 // The choice of a pair's edges to test (edgeContacts): its margin,
