@@ -170,7 +170,9 @@ func TestSpeculativeEdgeContacts(t *testing.T) {
 // contacts the backend narrows each step's gaps, so its edge contacts are
 // those of the widest gap less some gaps. Steps run on 1 and 3 workers.
 // A backend that searches all edges at every step (WithAllEdges) returns
-// the same contacts, bit for bit, gaps included.
+// the same contacts, bit for bit, gaps included, and with EdgeFaces the
+// same edge-through-face contacts, which the pair traces only through the
+// edges it keeps (AppendFaceEdges).
 func TestEdgeContactsFollowMotion(t *testing.T) {
 	box, err := narrow.NewBox(mgl64.Vec3{-0.5, -0.5, -0.5}, mgl64.Vec3{0.5, 0.5, 0.5})
 	if err != nil {
@@ -183,16 +185,18 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 		m     narrow.Method
 		spec  bool
 		depth float64 // Params.EdgeDepth as a share of the smaller Size; 0: the default
+		faces bool    // Params.EdgeFaces
 	}
-	checked, gaps := 0, 0
+	checked, gaps, faces := 0, 0, 0
 	for _, sh := range []struct {
 		name string
 		a, b *narrow.Shape
 	}{{"box", box, box}, {"bars", barA, barB}, {"bunny", bunny, bunny}} {
 		for _, e := range motion.Scripts() {
-			for i, p := range []params{{narrow.MethodIterative, false, 0}, {narrow.MethodPredictive, false, 0}, {narrow.MethodPredictive, true, 0}, {narrow.MethodPredictive, false, 0.03}, {narrow.MethodPredictive, true, 0.03}} {
+			for i, p := range []params{{narrow.MethodIterative, false, 0, false}, {narrow.MethodPredictive, false, 0, false}, {narrow.MethodPredictive, true, 0, false},
+				{narrow.MethodPredictive, false, 0.03, false}, {narrow.MethodPredictive, true, 0.03, false}, {narrow.MethodIterative, false, 0, true}, {narrow.MethodPredictive, true, 0.03, true}} {
 				depth := p.depth * min(sh.a.Size(), sh.b.Size())
-				be, err := cpubackend.New(narrow.Params{Method: p.m, Speculative: p.spec, EdgeAngle: angle, EdgeDepth: depth}, cpubackend.WithWorkers(1+2*(i%2)))
+				be, err := cpubackend.New(narrow.Params{Method: p.m, Speculative: p.spec, EdgeAngle: angle, EdgeDepth: depth, EdgeFaces: p.faces}, cpubackend.WithWorkers(1+2*(i%2)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -236,8 +240,11 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 					}
 					var got []narrow.Contact
 					for _, c := range pr.Contacts {
-						if c.Feature == narrow.FeatureEdge {
+						switch c.Feature {
+						case narrow.FeatureEdge:
 							got = append(got, c)
+						case narrow.FeatureEdgeFace:
+							faces++ // compared with all edges' above
 						}
 					}
 					var d [2]narrow.Direction
@@ -278,7 +285,10 @@ func TestEdgeContactsFollowMotion(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d edge contacts compared, %d of them gaps", checked, gaps)
+	t.Logf("%d edge contacts compared, %d of them gaps; %d edge-through-face contacts", checked, gaps, faces)
+	if faces == 0 {
+		t.Error("no edge-through-face contact compared")
+	}
 	if checked < 500 || gaps == 0 {
 		t.Errorf("%d edge contacts compared (%d gaps): the test tests little", checked, gaps)
 	}

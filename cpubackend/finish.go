@@ -13,50 +13,56 @@ import (
 // EdgeAngle) to j.contacts, after its vertex contacts, then with
 // narrow.Params.EdgeFaces its edge-through-face contacts, and reports
 // whether it found any. They are sought at every step, standard or
-// iterative: an
-// iterative step's rays know nothing of them. A pair with state keeps the
-// pairs of edges to test, chosen with a margin of half DisplacementThreshold
-// (edgeMargin; narrow.Direction.AppendEdgePairs) and, with speculative
-// contacts, for gaps up to a bound, and tests only those while its motion
-// since stays within the margin (iterative.PairState.EdgesWithin) and its
-// gap within the bound: the same contacts, without choosing the edges
-// again at every step. A pair moving so fast that the choice would not
-// hold for edgeKeepSteps steps searches all edges instead, as a pair
-// without state does.
+// iterative: an iterative step's rays know nothing of them. A pair with
+// state keeps the pairs of edges to test, chosen with a margin of half
+// DisplacementThreshold (edgeMargin; narrow.Direction.AppendEdgePairs)
+// and, with speculative contacts, for gaps up to a bound, and tests only
+// those while its motion since stays within the margin
+// (iterative.PairState.EdgesWithin) and its gap within the bound: the
+// same contacts, without choosing the edges again at every step. The
+// edges to trace through faces are chosen and kept with them
+// (narrow.Direction.AppendFaceEdges). A pair moving so fast that the
+// choice would not hold for edgeKeepSteps steps searches all edges
+// instead, as a pair without state does.
 func (b *Backend) edgeContacts(j *job, w int) bool {
 	n := len(j.contacts)
-	b.edgeEdgeContacts(j, w)
-	if j.res.EdgeFaces {
-		// Edges through faces (narrow.Params.EdgeFaces): both bodies'
-		// edges, searched at every step.
-		var own [2]narrow.Direction
-		dirs := j.dirs
-		if dirs == nil {
+	var own [2]narrow.Direction
+	dirs := j.dirs
+	if dirs == nil {
+		if j.res.EdgeFaces {
 			narrow.SetPair(&own, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
-			dirs = &own
+		} else {
+			own[0].SetPoses(narrow.SideA, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
 		}
+		dirs = &own
+	}
+	kept := b.edgeEdgeContacts(j, w, dirs)
+	if j.res.EdgeFaces {
+		// Edges through faces (narrow.Params.EdgeFaces), both bodies':
+		// those chosen with the kept pairs of edges while they hold,
+		// else every edge near the other body.
 		for d := range dirs {
-			j.contacts = dirs[d].AppendEdgeFaceContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.res.Traversal)
+			if kept {
+				j.contacts = dirs[d].AppendListedEdgeFaceContacts(j.contacts, j.st.FaceEdges[d], j.res.EdgeDepth, j.res.Traversal)
+			} else {
+				j.contacts = dirs[d].AppendEdgeFaceContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.res.Traversal)
+			}
 		}
 	}
 	return len(j.contacts) > n
 }
 
 // edgeEdgeContacts appends job j's edge-on-edge contacts (see
-// edgeContacts).
-func (b *Backend) edgeEdgeContacts(j *job, w int) {
-	var dir *narrow.Direction
-	var own narrow.Direction
-	if j.dirs != nil {
-		dir = &j.dirs[0]
-	} else {
-		own.SetPoses(narrow.SideA, j.a, j.b, &j.pair.PoseA, &j.pair.PoseB)
-		dir = &own
-	}
+// edgeContacts), from dirs[0], and reports whether it tested kept pairs
+// of edges (j.st.Edges), chosen at this step or within their margin of
+// it: then the kept face edges hold too. It chooses those (both
+// directions, with the same margin) when it chooses the pairs.
+func (b *Backend) edgeEdgeContacts(j *job, w int, dirs *[2]narrow.Direction) bool {
+	dir := &dirs[0]
 	r, st := j.res, j.st
 	if st == nil || b.allEdges {
 		j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, j.edgeGap(), r.Traversal)
-		return
+		return false
 	}
 	_, _, _, rA := j.a.BoundingSphere()
 	_, _, _, rB := j.b.BoundingSphere()
@@ -67,7 +73,7 @@ func (b *Backend) edgeEdgeContacts(j *job, w int) {
 		if v, ok := st.EdgeMotion(&j.rel, rA, rB); ok && v*edgeKeepSteps > margin {
 			st.SetEdges(&j.rel, margin, false)
 			j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, gap, r.Traversal)
-			return
+			return false
 		}
 		// The pairs cover gaps up to edgeGapGrowth times this step's
 		// (at least edgeGapFloor × the threshold), within the widest
@@ -79,8 +85,15 @@ func (b *Backend) edgeEdgeContacts(j *job, w int) {
 		}
 		st.Edges = dir.AppendEdgePairs(st.Edges[:0], &b.edges[w], r.EdgeAngle, r.EdgeDepth, st.EdgeGap, margin)
 		st.SetEdges(&j.rel, margin, true)
+		for d := range st.FaceEdges {
+			st.FaceEdges[d] = st.FaceEdges[d][:0]
+			if r.EdgeFaces {
+				st.FaceEdges[d] = dirs[d].AppendFaceEdges(st.FaceEdges[d], &b.edges[w], r.EdgeAngle, margin)
+			}
+		}
 	}
 	j.contacts = dir.AppendEdgePairContacts(j.contacts, st.Edges, r.EdgeDepth, gap, r.Traversal)
+	return true
 }
 
 // The choice of a pair's edges to test (edgeContacts): its margin,

@@ -144,7 +144,7 @@ func (b *Backend) RestoreState(src *State) error {
 
 // stateMagic opens the binary form of a State: "irtcdst" and the format's
 // version.
-var stateMagic = []byte("irtcdst\x04")
+var stateMagic = []byte("irtcdst\x05")
 
 // AppendBinary appends the state's binary form to b: a header, the
 // backend's parameters, the odometers of the shapes' deformations (u32

@@ -416,7 +416,8 @@ func TestStateBinaryErrors(t *testing.T) {
 		// the count of states 4; a state's
 		// direction-0 ray count comes 345 bytes in, its rays (9 bytes
 		// each) after it, then the direction-1 count and rays, then the
-		// count of edge pairs (8 bytes each).
+		// count of edge pairs (8 bytes each), then per side the count of
+		// face edges (4 bytes each).
 		b := append([]byte(nil), data...)
 		u32 := func(p int) int { return int(binary.LittleEndian.Uint32(b[p:])) }
 		off := 8 + 78 + 4 + 8*u32(8+78) + 4
@@ -428,7 +429,9 @@ func TestStateBinaryErrors(t *testing.T) {
 			}
 			n1 := u32(off + 349 + 9*n0)
 			ne := u32(off + 353 + 9*(n0+n1))
-			off += 357 + 9*(n0+n1) + 8*ne
+			nf0 := u32(off + 357 + 9*(n0+n1) + 8*ne)
+			nf1 := u32(off + 361 + 9*(n0+n1) + 8*ne + 4*nf0)
+			off += 365 + 9*(n0+n1) + 8*ne + 4*(nf0+nf1)
 		}
 		t.Fatal("no state has a ray in direction 0")
 		return nil

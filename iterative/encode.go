@@ -17,14 +17,16 @@ import (
 //	  Last, EdgeRel: 12 f64 each), f64 EdgeMargin, f64 EdgeGap,
 //	  i32 EdgeSteps, then per direction u32 rays and each ray's
 //	  i32 vertex, i32 primitive, u8 predicted (0 or 1), then u32 edge
-//	  pairs and each one's i32 Src, i32 Dst.
+//	  pairs and each one's i32 Src, i32 Dst, then per side (A, B) u32
+//	  face edges (FaceEdges) and each one's i32 edge.
 //
 // The resolved parameters (PairState.Params) are not encoded: they are
 // resolved again from the backend's parameters and the shapes.
 const (
 	rayBytes       = 9
 	edgeBytes      = 8
-	stateBytes     = 8 + 4 + 4 + 4 + 1 + 2*8 + 3*12*8 + 8 + 8 + 4 + 3*4 // without rays and edges
+	faceEdgeBytes  = 4
+	stateBytes     = 8 + 4 + 4 + 4 + 1 + 2*8 + 3*12*8 + 8 + 8 + 4 + 5*4 // without rays and edges
 	maxPos         = 1 << 24                                            // batch indices beyond this are refused
 	flagValid      = 1 << 0
 	flagHasLast    = 1 << 1
@@ -87,6 +89,12 @@ func (sn *Snapshot) AppendBinary(b []byte) ([]byte, error) {
 			b = binenc.AppendI32(b, e.Src)
 			b = binenc.AppendI32(b, e.Dst)
 		}
+		for k := range s.FaceEdges {
+			b = binenc.AppendU32(b, uint32(len(s.FaceEdges[k])))
+			for _, e := range s.FaceEdges[k] {
+				b = binenc.AppendI32(b, e)
+			}
+		}
 	}
 	return b, nil
 }
@@ -141,6 +149,11 @@ func (sn *Snapshot) decode(d *binenc.Reader) {
 		for range d.Count(edgeBytes, "edge pairs") {
 			s.Edges = append(s.Edges, narrow.EdgePair{Src: d.I32(), Dst: d.I32()})
 		}
+		for k := range s.FaceEdges {
+			for range d.Count(faceEdgeBytes, "face edges") {
+				s.FaceEdges[k] = append(s.FaceEdges[k], d.I32())
+			}
+		}
 		if d.Err() != nil {
 			return
 		}
@@ -191,6 +204,13 @@ func (sn *Snapshot) Validate(shape func(narrow.ShapeID) *narrow.Shape) error {
 		for _, e := range s.Edges {
 			if e.Src < 0 || int(e.Src) >= a.NumEdges() || e.Dst < 0 || int(e.Dst) >= b.NumEdges() {
 				return fmt.Errorf("%w: pair %d: edges %d and %d, but the shapes have %d and %d", narrow.ErrBadState, s.id, e.Src, e.Dst, a.NumEdges(), b.NumEdges())
+			}
+		}
+		for k, src := range [2]*narrow.Shape{a, b} {
+			for _, e := range s.FaceEdges[k] {
+				if e < 0 || int(e) >= src.NumEdges() {
+					return fmt.Errorf("%w: pair %d: face edge %d of shape %c, which has %d edges", narrow.ErrBadState, s.id, e, "AB"[k], src.NumEdges())
+				}
 			}
 		}
 	}

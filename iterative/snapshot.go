@@ -23,11 +23,12 @@ func (sn *Snapshot) Len() int { return sn.n }
 
 // copyFrom makes s a deep copy of o, reusing s's slices.
 func (s *PairState) copyFrom(o *PairState) {
-	rays, next, edges := s.Rays, s.Next, s.Edges
+	rays, next, edges, faces := s.Rays, s.Next, s.Edges, s.FaceEdges
 	*s = *o
 	for k := range s.Rays {
 		s.Rays[k] = append(rays[k][:0], o.Rays[k]...)
 		s.Next[k] = next[k][:0]
+		s.FaceEdges[k] = append(faces[k][:0], o.FaceEdges[k]...)
 	}
 	s.Edges = append(edges[:0], o.Edges...)
 }

@@ -66,7 +66,12 @@ type PairState struct {
 	// is also kept, with HasEdgeRel, at a step that searched all edges
 	// instead, and EdgeSteps counts the steps since it was set, so that
 	// EdgeMotion tells how fast the pair moves.
-	Edges      []narrow.EdgePair
+	Edges []narrow.EdgePair
+	// FaceEdges are, with narrow.Params.EdgeFaces, the edges of A (0)
+	// and of B (1) that the pair's edge-through-face tests trace while
+	// Edges hold: narrow.Direction.AppendFaceEdges chose them at EdgeRel
+	// with EdgeMargin, when Edges were chosen.
+	FaceEdges  [2][]int32
 	EdgeRel    Rel
 	EdgeMargin float64
 	EdgeGap    float64 // the widest gap (speculative contacts) Edges cover
@@ -291,6 +296,7 @@ func (s *PairState) SetEdges(rel *Rel, margin float64, edges bool) {
 	s.EdgeRel, s.EdgeMargin, s.EdgeSteps, s.HasEdges, s.HasEdgeRel = *rel, margin, 0, edges, true
 	if !edges {
 		s.Edges = s.Edges[:0]
+		s.FaceEdges[0], s.FaceEdges[1] = s.FaceEdges[0][:0], s.FaceEdges[1][:0]
 	}
 }
 
@@ -580,6 +586,7 @@ func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 func (s *PairState) reset(a, b narrow.ShapeID) {
 	s.A, s.B, s.Valid, s.HasParams, s.HasLast = a, b, false, false, false
 	s.Edges, s.HasEdges, s.HasEdgeRel = s.Edges[:0], false, false
+	s.FaceEdges[0], s.FaceEdges[1] = s.FaceEdges[0][:0], s.FaceEdges[1][:0]
 	s.Clear, s.Quiet = [2]float64{}, [2]bool{}
 	for k := range s.Rays {
 		s.Rays[k] = s.Rays[k][:0]

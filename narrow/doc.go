@@ -51,7 +51,10 @@
 // Rays start at vertices, so two bodies that cross edge on edge meet no
 // ray: Direction.AppendEdgeContacts tests pairs of convex edges as the
 // separating-axis test does (Params.EdgeAngle), and AppendEdgePairs keeps
-// the pairs to test from step to step. Sweep traces the vertices' paths
+// the pairs to test from step to step; AppendEdgeFaceContacts traces
+// convex edges through the other body for the crossings no pair of edges
+// separates (Params.EdgeFaces), and AppendFaceEdges keeps the edges to
+// trace. Sweep traces the vertices' paths
 // over a step for continuous collision detection. Shape.Nearest gives a
 // point's distance to the surface and its side.
 //

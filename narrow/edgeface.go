@@ -53,47 +53,103 @@ func (d *Direction) AppendEdgeFaceContacts(dst []Contact, sc *EdgeScratch, angle
 	if _, _, ok := d.selectSrcEdges(sc, angle, 0); !ok {
 		return dst
 	}
-	dsh := d.Dst
-	tol := max(d.Src.tEps, dsh.tEps)
 	for x := range sc.src {
 		e := &sc.src[x]
-		u := sub3(e.p1, e.p0)
-		l := len3(u)
-		if l <= 2*tol {
+		dst = d.appendEdgeFaces(dst, e.p0, e.p1, e.i, maxDepth, trav)
+	}
+	return dst
+}
+
+// AppendFaceEdges appends to dst the edges of d.Src (indices into its
+// Shape.Edge list, in increasing order) bent by more than angle that may
+// give an edge-through-face contact (AppendEdgeFaceContacts) at d's
+// placement or at any placement reached from it by a relative motion of
+// at most margin, and returns the extended slice. AppendListedEdgeFaceContacts
+// traces them.
+//
+// The motion is bounded as for AppendEdgePairs (Eq. 2 of Lehericey et
+// al. 2013, §3.3, measured either way): an edge that passes through Dst
+// after the motion has a point inside Dst then, which lay within margin
+// of Dst before it, in both bodies' boxes grown by margin and not
+// cleared by Dst's outside grid by more than margin: the choice of
+// AppendEdgeFaceContacts with that gap.
+func (d *Direction) AppendFaceEdges(dst []int32, sc *EdgeScratch, angle, margin float64) []int32 {
+	if len(d.Src.edges) == 0 || d.Dst.dim != Dim3 {
+		return dst
+	}
+	if _, _, ok := d.selectSrcEdges(sc, angle, max(margin, 0)); !ok {
+		return dst
+	}
+	for x := range sc.src {
+		dst = append(dst, sc.src[x].i)
+	}
+	return dst
+}
+
+// AppendListedEdgeFaceContacts appends to dst the edge-through-face
+// contacts of the listed edges of d.Src (from AppendFaceEdges, in its
+// order) at d's placement, and returns the extended slice. Each edge is
+// traced as AppendEdgeFaceContacts traces it, so while the motion since
+// the edges were chosen stays within their margin the contacts are those
+// AppendEdgeFaceContacts returns, in the same order, at a cost that
+// depends on the number of edges only. Indices out of range are skipped.
+func (d *Direction) AppendListedEdgeFaceContacts(dst []Contact, edges []int32, maxDepth float64, trav Traversal) []Contact {
+	if d.Dst.dim != Dim3 {
+		return dst
+	}
+	src := d.Src
+	for _, i := range edges {
+		if i < 0 || int(i) >= len(src.edges) {
 			continue
 		}
-		u = scale3(u, 1/l)
-		first := len(dst)
-		t := 0.0
-		for range maxEdgeCrossings {
-			in := dsh.segmentHit(e.p0, u, t, l, trav)
-			if in.Prim < 0 {
-				break
-			}
-			if in.Inside {
-				// Leaving Dst: the part before it holds the edge's
-				// first end.
-				t = in.T + tol
-				continue
-			}
-			out := dsh.segmentHit(e.p0, u, in.T+tol, l, trav)
-			if out.Prim < 0 {
-				break // the edge's last end lies inside Dst
-			}
-			if !out.Inside {
-				t = out.T // entered again: a graze at an edge of Dst
-				continue
-			}
-			dst = d.appendEdgeFace(dst, e, along(e.p0, u, 0.5*(in.T+out.T)), in.Prim, tol, maxDepth)
-			t = out.T + tol
+		seg := &src.edgeSeg[i]
+		dst = d.appendEdgeFaces(dst, d.SrcToDst.Apply(seg[0]), d.SrcToDst.Apply(seg[1]), i, maxDepth, trav)
+	}
+	return dst
+}
+
+// appendEdgeFaces appends the contacts of Src's edge i, from p0 to p1 in
+// Dst's frame, through Dst (see AppendEdgeFaceContacts), in the order of
+// the primitive entered.
+func (d *Direction) appendEdgeFaces(dst []Contact, p0, p1 [3]float64, i int32, maxDepth float64, trav Traversal) []Contact {
+	dsh := d.Dst
+	tol := max(d.Src.tEps, dsh.tEps)
+	u := sub3(p1, p0)
+	l := len3(u)
+	if l <= 2*tol {
+		return dst
+	}
+	u = scale3(u, 1/l)
+	first := len(dst)
+	t := 0.0
+	for range maxEdgeCrossings {
+		in := dsh.segmentHit(p0, u, t, l, trav)
+		if in.Prim < 0 {
+			break
 		}
-		// An edge crosses a few times at most: order its contacts by
-		// the primitive entered, as CompareContacts does.
-		run := dst[first:]
-		for i := 1; i < len(run); i++ {
-			for k := i; k > 0 && run[k].Prim < run[k-1].Prim; k-- {
-				run[k], run[k-1] = run[k-1], run[k]
-			}
+		if in.Inside {
+			// Leaving Dst: the part before it holds the edge's first
+			// end.
+			t = in.T + tol
+			continue
+		}
+		out := dsh.segmentHit(p0, u, in.T+tol, l, trav)
+		if out.Prim < 0 {
+			break // the edge's last end lies inside Dst
+		}
+		if !out.Inside {
+			t = out.T // entered again: a graze at an edge of Dst
+			continue
+		}
+		dst = d.appendEdgeFace(dst, i, along(p0, u, 0.5*(in.T+out.T)), in.Prim, tol, maxDepth)
+		t = out.T + tol
+	}
+	// An edge crosses a few times at most: order its contacts by the
+	// primitive entered, as CompareContacts does.
+	run := dst[first:]
+	for a := 1; a < len(run); a++ {
+		for k := a; k > 0 && run[k].Prim < run[k-1].Prim; k-- {
+			run[k], run[k-1] = run[k-1], run[k]
 		}
 	}
 	return dst
@@ -110,10 +166,10 @@ func (s *Shape) segmentHit(o, d [3]float64, tLo, tHi float64, trav Traversal) Hi
 	return fwd
 }
 
-// appendEdgeFace appends the contact of source edge e at p, a point of it
-// inside Dst (both in Dst's frame), entered through primitive prim (see
+// appendEdgeFace appends the contact of Src's edge i at p, a point of it
+// inside Dst (in Dst's frame), entered through primitive prim (see
 // AppendEdgeFaceContacts).
-func (d *Direction) appendEdgeFace(dst []Contact, e *edgeCand, p [3]float64, prim int32, tol, maxDepth float64) []Contact {
+func (d *Direction) appendEdgeFace(dst []Contact, i int32, p [3]float64, prim int32, tol, maxDepth float64) []Contact {
 	q, depth, _, inside := d.Dst.Nearest(p)
 	if !inside || depth <= tol || depth > maxDepth || math.IsNaN(depth) {
 		return dst
@@ -121,6 +177,6 @@ func (d *Direction) appendEdgeFace(dst []Contact, e *edgeCand, p [3]float64, pri
 	n := scale3(sub3(q, p), 1/depth)
 	return append(dst, Contact{
 		P: d.DstWorld.Apply(p), Depth: depth, Dir: d.DstWorld.ApplyDir(n),
-		From: d.From, Feature: FeatureEdgeFace, Vertex: e.i, Prim: prim,
+		From: d.From, Feature: FeatureEdgeFace, Vertex: i, Prim: prim,
 	})
 }

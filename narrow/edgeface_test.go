@@ -295,3 +295,77 @@ func vertexInside(s, o *Shape, ps, po Pose) bool {
 	}
 	return false
 }
+
+// TestFaceEdgesFollowMotion checks AppendFaceEdges against
+// AppendEdgeFaceContacts: edges chosen just past the first overlap of
+// random motions, with a margin, then traced by
+// AppendListedEdgeFaceContacts after either body moves by up to the
+// margin, give exactly AppendEdgeFaceContacts' contacts there, in both
+// directions. After a motion five times the margin some contacts are
+// missed (the test can fail), and the edges chosen are far fewer than
+// the sharp edges.
+func TestFaceEdgesFollowMotion(t *testing.T) {
+	shapes := edgeShapes(t)
+	rng := rand.New(rand.NewPCG(4, 27))
+	var sc EdgeScratch
+	var edges []int32
+	var want, got []Contact
+	checked, missedFar := 0, 0
+	trials := 40
+	if testing.Short() {
+		trials /= 4
+	}
+	for _, pr := range [][2]string{{"box", "box"}, {"bar", "box"}, {"bunny", "box"}, {"teddy", "bunny"}, {"bunny", "bunny"}, {"bar", "duck"}} {
+		a, b := shapes[pr[0]], shapes[pr[1]]
+		const angle = 0.1
+		small := min(a.size, b.size)
+		maxDepth, margin := 0.25*small, 0.02*small
+		chosen, sharp := 0, a.SharpEdges(angle)+b.SharpEdges(angle)
+		for i := range trials {
+			m := newThroughMotion(rng, a, b)
+			f := m.bisect(t, 0, m.firstOverlap(t, 8)) + 0.05*rng.Float64()*small/m.move.Len()
+			pa, pb := m.poseAt(f), m.pb
+			var d [2]Direction
+			SetPair(&d, a, b, &pa, &pb)
+			for dir := range d {
+				edges = d[dir].AppendFaceEdges(edges[:0], &sc, angle, margin)
+				chosen += len(edges)
+				if !slices.IsSorted(edges) {
+					t.Fatalf("%s/%s: edges not in order: %v", pr[0], pr[1], edges)
+				}
+				for k, f := range []float64{0, 0.5, 1, 5} {
+					// Either body moves (alternately), by up to f × margin.
+					qa, qb := pa, pb
+					if k%2 == 0 {
+						qa = moveAbout(rng, a, pa, f*margin)
+					} else {
+						qb = moveAbout(rng, b, pb, f*margin)
+					}
+					var e [2]Direction
+					SetPair(&e, a, b, &qa, &qb)
+					trav := []Traversal{TraversalBVH, TraversalBasic}[k%2]
+					want = e[dir].AppendEdgeFaceContacts(want[:0], &sc, angle, maxDepth, trav)
+					got = e[dir].AppendListedEdgeFaceContacts(got[:0], edges, maxDepth, trav)
+					if f > 1 {
+						if len(got) < len(want) {
+							missedFar++
+						}
+						continue
+					}
+					checked += len(want)
+					if !slices.EqualFunc(got, want, func(x, y Contact) bool { return x == y }) {
+						t.Fatalf("%s/%s trial %d from %v, motion %v × margin: %d contacts from %d edges, AppendEdgeFaceContacts %d\n got %v\nwant %v", pr[0], pr[1], i, d[dir].From, f, len(got), len(edges), len(want), got, want)
+					}
+				}
+			}
+		}
+		t.Logf("%s/%s: %.1f edges chosen per pose (of %d sharp edges)", pr[0], pr[1], float64(chosen)/float64(trials), sharp)
+		if chosen >= trials*sharp/4 {
+			t.Errorf("%s/%s: %d edges over %d poses: hardly culled", pr[0], pr[1], chosen, trials)
+		}
+	}
+	t.Logf("%d contacts compared; %d poses moved 5 × the margin missed some", checked, missedFar)
+	if checked < 100 || missedFar == 0 {
+		t.Errorf("%d contacts compared, %d misses beyond the margin: the test tests little", checked, missedFar)
+	}
+}
