@@ -164,13 +164,13 @@ func (pc *pairCounts) worstMiss(minPairs int) float64 {
 	return w
 }
 
-// countEdgeAngle is the EdgeAngle of the last two of pairCountRuns:
+// countEdgeAngle is the EdgeAngle of the last three of pairCountRuns:
 // small enough that the edges of the tori and bunnies, smooth meshes, are
 // edges (rigid.DefaultConfig's π/3 takes hardly any of them).
 const countEdgeAngle = 0.1
 
 // countEdgeDepth × the shapes' Size (toriSize) is the EdgeDepth of the
-// last of pairCountRuns: a shallow bound, for smooth meshes (see
+// last two of pairCountRuns: a shallow bound, for smooth meshes (see
 // narrow.Params.EdgeDepth).
 const countEdgeDepth = 0.04
 
@@ -180,6 +180,7 @@ const (
 	pcStd
 	pcEdges
 	pcShallow
+	pcFaces
 	pcRuns
 )
 
@@ -189,19 +190,22 @@ var pcNames = [pcRuns]string{
 	"standard",
 	fmt.Sprintf("iterative + predictive with edge contacts (EdgeAngle %g)", countEdgeAngle),
 	fmt.Sprintf("iterative + predictive with edge contacts (EdgeAngle %g, EdgeDepth %g × Size)", countEdgeAngle, countEdgeDepth),
+	fmt.Sprintf("iterative + predictive with edge-on-edge and edge-through-face contacts (EdgeAngle %g, EdgeDepth %g × Size, EdgeFaces)", countEdgeAngle, countEdgeDepth),
 }
 
 // pairCountRuns are the untimed runs countPairs counts colliding pairs
 // on: irtcd's default method, the standard algorithm, and the default
 // method with edge-on-edge contacts (Params.EdgeAngle, an irtcd option
 // the papers do not have) on edges bent by more than countEdgeAngle, with
-// the default EdgeDepth and with a shallow one.
+// the default EdgeDepth and with a shallow one, and with edge-through-face
+// contacts too (Params.EdgeFaces).
 func pairCountRuns(sc scene3d.Scene, n int) [pcRuns]runSpec {
 	return [pcRuns]runSpec{
 		pcPred:    {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive}},
 		pcStd:     {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodStandard}},
 		pcEdges:   {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: countEdgeAngle}},
 		pcShallow: {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: countEdgeAngle, EdgeDepth: countEdgeDepth * toriSize}},
+		pcFaces:   {scene: sc, n: n, params: narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: countEdgeAngle, EdgeDepth: countEdgeDepth * toriSize, EdgeFaces: true}},
 	}
 }
 
@@ -242,7 +246,7 @@ func pairRows(t *Table, pcs [pcRuns]*pairCounts) {
 		t.AddRow("how deep the pairs not detected cross (m; deepest point sampled along the edges): median / 99th percentile / deepest, "+pcNames[i], "—",
 			num(d[len(d)/2], 4)+" / "+num(d[len(d)*99/100], 4)+" / "+num(d[len(d)-1], 4), "—")
 	}
-	for _, i := range []int{pcEdges, pcShallow} {
+	for _, i := range []int{pcEdges, pcShallow, pcFaces} {
 		t.AddRow("narrow-phase time of the counting runs, "+pcNames[i]+" over "+pcNames[pcPred], "—",
 			num(pcs[i].costOver(pcs[pcPred]), 1)+"×", "—")
 	}

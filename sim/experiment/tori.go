@@ -366,7 +366,8 @@ Timing runs (mean narrow-phase ms/step of each run): %s.
 
 Colliding pairs are counted on untimed runs (iterative + predictive; the
 standard algorithm; iterative + predictive with edge-on-edge contacts,
-with the default EdgeDepth and with EdgeDepth %g × Size): a
+with the default EdgeDepth and with EdgeDepth %g × Size, and the last
+with edge-through-face contacts too, Params.EdgeFaces): a
 pair is detected when the step found at least one contact, and
 overlapping when narrow.Overlap (exact: edges against faces, then
 containment) says the two shapes meet at the poses the step detected at.
@@ -380,7 +381,9 @@ close is tested at every step), and much less with a shallow one, which
 is enough here: the crossings that no ray finds are at most a few
 centimetres deep (the counting runs' time, slowed alike by the counting,
 is their ratio's only measure here; BenchmarkEdgeDepthReplay measures
-both on the same poses). Penetration depths are the runs' own contact depths (MTD re-projection:
+both on the same poses). Edge-through-face contacts (rays along the
+convex edges near the other body, the Mochi paper's Reduction 4) find
+every crossing, edge on edge or not. Penetration depths are the runs' own contact depths (MTD re-projection:
 r·n, every ray that hit, before manifold reduction), per step, averaged
 over the steps with contacts that end in the window; the time step changes
 the solver's step too (rigid.Config.Dt); the scene's release times are in
