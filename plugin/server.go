@@ -32,8 +32,11 @@ import (
 // UnregisterShapes and released entries; version 4 SaveState and
 // RestoreState; version 5 Params.edge_depth (an older plugin would drop
 // it and bound edge contacts by the default) and the backend state's
-// format 3, which carries it.
-const ProtocolVersion = 5
+// format 3, which carries it; version 6 Params.edge_faces and
+// Stats.edge_face_contacts (an older plugin would drop the flag and
+// return no edge-through-face contacts), contacts of feature 2
+// (narrow.FeatureEdgeFace), and the backend state's format 5.
+const ProtocolVersion = 6
 
 // Handshake is the go-plugin handshake of irtcd narrow-phase plugins: the
 // protocol version and the magic cookie. A plugin binary started by hand,
