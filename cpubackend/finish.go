@@ -36,33 +36,21 @@ func (b *Backend) edgeContacts(j *job, w int) bool {
 		}
 		dirs = &own
 	}
-	kept := b.edgeEdgeContacts(j, w, dirs)
-	if j.res.EdgeFaces {
-		// Edges through faces (narrow.Params.EdgeFaces), both bodies':
-		// those chosen with the kept pairs of edges while they hold,
-		// else every edge near the other body.
-		for d := range dirs {
-			if kept {
-				j.contacts = dirs[d].AppendListedEdgeFaceContacts(j.contacts, j.st.FaceEdges[d], j.res.EdgeDepth, j.res.Traversal)
-			} else {
-				j.contacts = dirs[d].AppendEdgeFaceContacts(j.contacts, &b.edges[w], j.res.EdgeAngle, j.res.EdgeDepth, j.res.Traversal)
-			}
-		}
-	}
+	b.pairEdgeContacts(j, w, dirs)
 	return len(j.contacts) > n
 }
 
-// edgeEdgeContacts appends job j's edge-on-edge contacts (see
-// edgeContacts), from dirs[0], and reports whether it tested kept pairs
-// of edges (j.st.Edges), chosen at this step or within their margin of
-// it: then the kept face edges hold too. It chooses those (both
-// directions, with the same margin) when it chooses the pairs.
-func (b *Backend) edgeEdgeContacts(j *job, w int, dirs *[2]narrow.Direction) bool {
-	dir := &dirs[0]
+// pairEdgeContacts appends job j's edge-on-edge contacts (see
+// edgeContacts), from dirs[0], then with EdgeFaces its edge-through-face
+// contacts, both directions: from its kept pairs of edges and kept face
+// edges, chosen at this step or within their margin of it, else from all
+// edges near the other body. It chooses those (both directions, with the
+// same margin) when it chooses the pairs.
+func (b *Backend) pairEdgeContacts(j *job, w int, dirs *[2]narrow.Direction) {
 	r, st := j.res, j.st
 	if st == nil || b.allEdges {
-		j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, j.edgeGap(), r.Traversal)
-		return false
+		b.searchEdges(j, w, dirs, j.edgeGap())
+		return
 	}
 	_, _, _, rA := j.a.BoundingSphere()
 	_, _, _, rB := j.b.BoundingSphere()
@@ -72,8 +60,8 @@ func (b *Backend) edgeEdgeContacts(j *job, w int, dirs *[2]narrow.Direction) boo
 		margin := edgeMargin * r.DisplacementThreshold
 		if v, ok := st.EdgeMotion(&j.rel, rA, rB); ok && v*edgeKeepSteps > margin {
 			st.SetEdges(&j.rel, margin, false)
-			j.contacts = dir.AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, gap, r.Traversal)
-			return false
+			b.searchEdges(j, w, dirs, gap)
+			return
 		}
 		// The pairs cover gaps up to edgeGapGrowth times this step's
 		// (at least edgeGapFloor × the threshold), within the widest
@@ -83,7 +71,7 @@ func (b *Backend) edgeEdgeContacts(j *job, w int, dirs *[2]narrow.Direction) boo
 		if r.Speculative {
 			st.EdgeGap = min(r.CullingDist, max(edgeGapGrowth*gap, edgeGapFloor*r.DisplacementThreshold))
 		}
-		st.Edges = dir.AppendEdgePairs(st.Edges[:0], &b.edges[w], r.EdgeAngle, r.EdgeDepth, st.EdgeGap, margin)
+		st.Edges = dirs[0].AppendEdgePairs(st.Edges[:0], &b.edges[w], r.EdgeAngle, r.EdgeDepth, st.EdgeGap, margin)
 		st.SetEdges(&j.rel, margin, true)
 		for d := range st.FaceEdges {
 			st.FaceEdges[d] = st.FaceEdges[d][:0]
@@ -92,8 +80,25 @@ func (b *Backend) edgeEdgeContacts(j *job, w int, dirs *[2]narrow.Direction) boo
 			}
 		}
 	}
-	j.contacts = dir.AppendEdgePairContacts(j.contacts, st.Edges, r.EdgeDepth, gap, r.Traversal)
-	return true
+	j.contacts = dirs[0].AppendEdgePairContacts(j.contacts, st.Edges, r.EdgeDepth, gap, r.Traversal)
+	if r.EdgeFaces {
+		for d := range dirs {
+			j.contacts = dirs[d].AppendListedEdgeFaceContacts(j.contacts, st.FaceEdges[d], r.EdgeDepth, r.Traversal)
+		}
+	}
+}
+
+// searchEdges appends job j's contacts as pairEdgeContacts does, from
+// every edge near the other body, with edge-on-edge gaps up to gap
+// (dirs[0] chooses A's edges once for both kinds).
+func (b *Backend) searchEdges(j *job, w int, dirs *[2]narrow.Direction, gap float64) {
+	r := j.res
+	if !r.EdgeFaces {
+		j.contacts = dirs[0].AppendEdgeContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, gap, r.Traversal)
+		return
+	}
+	j.contacts = dirs[0].AppendEdgeAndFaceContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, gap, r.Traversal)
+	j.contacts = dirs[1].AppendEdgeFaceContacts(j.contacts, &b.edges[w], r.EdgeAngle, r.EdgeDepth, r.Traversal)
 }
 
 // The choice of a pair's edges to test (edgeContacts): its margin,

@@ -422,7 +422,7 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap, reach float64) bool
 	if len(d.Src.edges) == 0 || len(d.Dst.edges) == 0 {
 		return false
 	}
-	both, near, ok := d.selectSrcEdges(sc, angle, gap)
+	both, near, ok := d.selectSrcEdges(sc, angle, gap, true)
 	if !ok {
 		return false
 	}
@@ -460,8 +460,9 @@ func (d *Direction) selectEdges(sc *EdgeScratch, angle, gap, reach float64) bool
 // angle whose part in both bodies' boxes (in Dst's frame, grown by gap)
 // Dst's outside grid does not clear by more than gap (see selectEdges),
 // and returns that region, the union of the chosen parts' boxes, and
-// whether any was chosen.
-func (d *Direction) selectSrcEdges(sc *EdgeScratch, angle, gap float64) (both, near AABB, ok bool) {
+// whether any was chosen. The edges' face normals are mapped only with
+// normals (the edge-on-edge tests need them).
+func (d *Direction) selectSrcEdges(sc *EdgeScratch, angle, gap float64, normals bool) (both, near AABB, ok bool) {
 	src, dsh := d.Src, d.Dst
 	sc.src = sc.src[:0]
 	tol := max(src.tEps, dsh.tEps)
@@ -497,8 +498,10 @@ func (d *Direction) selectSrcEdges(sc *EdgeScratch, angle, gap float64) (both, n
 			// the region: not if Dst's outside grid clears that part by
 			// more.
 			if q0, q1, ok := c.clip(&both); ok && !dsh.grid.clearSegment(q0, q1, gap) {
-				c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
-				c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
+				if normals {
+					c.n0 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[0]])
+					c.n1 = d.SrcToDst.ApplyDir(src.fnorm[e.Faces[1]])
+				}
 				sc.src = append(sc.src, c)
 				for k := range 3 {
 					near.Min[k], near.Max[k] = min(near.Min[k], c.lo[k]), max(near.Max[k], c.hi[k])

@@ -50,9 +50,35 @@ func (d *Direction) AppendEdgeFaceContacts(dst []Contact, sc *EdgeScratch, angle
 	if len(d.Src.edges) == 0 || d.Dst.dim != Dim3 {
 		return dst
 	}
-	if _, _, ok := d.selectSrcEdges(sc, angle, 0); !ok {
+	if _, _, ok := d.selectSrcEdges(sc, angle, 0, false); !ok {
 		return dst
 	}
+	return d.traceSrcEdges(dst, sc, maxDepth, trav)
+}
+
+// AppendEdgeAndFaceContacts appends to dst the contacts of
+// AppendEdgeContacts (with maxGap) and then those of
+// AppendEdgeFaceContacts (angle, maxDepth and trav the same), and returns
+// the extended slice: the contacts of the two calls in the same order,
+// with Src's edges chosen once. The edge-on-edge choice, taken with a gap
+// of at least 0, holds every edge the edge-through-face one does, and an
+// edge it adds lies wholly outside Dst (the choice's tests are bounds of
+// the distance to Dst), so it crosses nothing and gives no contact.
+func (d *Direction) AppendEdgeAndFaceContacts(dst []Contact, sc *EdgeScratch, angle, maxDepth, maxGap float64, trav Traversal) []Contact {
+	dst = d.AppendEdgeContacts(dst, sc, angle, maxDepth, maxGap, trav)
+	if len(d.Src.edges) == 0 || d.Dst.dim != Dim3 {
+		return dst
+	}
+	if len(d.Dst.edges) == 0 {
+		// AppendEdgeContacts chose none of Src's edges.
+		return d.AppendEdgeFaceContacts(dst, sc, angle, maxDepth, trav)
+	}
+	return d.traceSrcEdges(dst, sc, maxDepth, trav)
+}
+
+// traceSrcEdges appends the edge-through-face contacts of the edges of
+// Src in sc.src (see AppendEdgeFaceContacts).
+func (d *Direction) traceSrcEdges(dst []Contact, sc *EdgeScratch, maxDepth float64, trav Traversal) []Contact {
 	for x := range sc.src {
 		e := &sc.src[x]
 		dst = d.appendEdgeFaces(dst, e.p0, e.p1, e.i, maxDepth, trav)
@@ -77,7 +103,7 @@ func (d *Direction) AppendFaceEdges(dst []int32, sc *EdgeScratch, angle, margin 
 	if len(d.Src.edges) == 0 || d.Dst.dim != Dim3 {
 		return dst
 	}
-	if _, _, ok := d.selectSrcEdges(sc, angle, max(margin, 0)); !ok {
+	if _, _, ok := d.selectSrcEdges(sc, angle, max(margin, 0), false); !ok {
 		return dst
 	}
 	for x := range sc.src {

@@ -206,6 +206,17 @@ func TestEdgeFaceContactsMatchBruteForce(t *testing.T) {
 								t.Fatalf("%s/%s: contacts %d and %d out of order: %+v, %+v", pr[0], pr[1], x-1, x, got[x-1], g)
 							}
 						}
+						// The same after the edge-on-edge contacts, with
+						// Src's edges chosen once for both.
+						for _, gap := range []float64{0, 0.05 * a.size} {
+							edge := d[k].AppendEdgeContacts(nil, &sc, angle, maxDepth, gap, trav)
+							both := d[k].AppendEdgeAndFaceContacts(nil, &sc, angle, maxDepth, gap, trav)
+							what := fmt.Sprintf("%s/%s from %v, angle %v, %v, gap %v, with edge-on-edge", pr[0], pr[1], d[k].From, angle, trav, gap)
+							if len(both) < len(edge) || !slices.Equal(both[:len(edge)], edge) {
+								t.Fatalf("%s: starts %v, want %v", what, both, edge)
+							}
+							matchBruteForce(t, what, both[len(edge):], want, a.scale)
+						}
 					}
 					found += len(want)
 				}
