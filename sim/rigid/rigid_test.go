@@ -155,15 +155,17 @@ func TestBoxStack(t *testing.T) {
 		shrink  float64 // half extent lost per level
 		drift   float64 // every other box set off by this in x and z
 		edges   float64 // narrow.Params.EdgeAngle
+		faces   bool    // narrow.Params.EdgeFaces
 		topples bool
 	}{
-		{"equal", 2, 0, 0, 0, false},
-		{"narrowing", 5, 0.05, 0, 0, false},
-		{"equal-drifted-edges", 6, 0, 0.002, math.Pi / 3, false},
-		{"equal-drifted-no-edges", 6, 0, 0.002, 0, true},
+		{"equal", 2, 0, 0, 0, false, false},
+		{"narrowing", 5, 0.05, 0, 0, false, false},
+		{"equal-drifted-edges", 6, 0, 0.002, math.Pi / 3, false, false},
+		{"equal-drifted-edge-faces", 6, 0, 0.002, math.Pi / 3, true, false},
+		{"equal-drifted-no-edges", 6, 0, 0.002, 0, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, _ := newWorld(t, func(c *rigid.Config) { c.Params.EdgeAngle = tc.edges })
+			w, _ := newWorld(t, func(c *rigid.Config) { c.Params.EdgeAngle, c.Params.EdgeFaces = tc.edges, tc.faces })
 			var ids []rigid.BodyID
 			y := 0.0
 			for i := 0; i < tc.n; i++ {
