@@ -55,9 +55,9 @@
 // convex edges through the other body for the crossings no pair of edges
 // separates (Params.EdgeFaces), AppendEdgeAndFaceContacts does both with
 // one choice of edges, and AppendFaceEdges keeps the edges to trace.
-// Sweep traces the vertices' paths
-// over a step for continuous collision detection. Shape.Nearest gives a
-// point's distance to the surface and its side.
+// Sweep traces the vertices' paths over a step for continuous collision
+// detection. Shape.Nearest gives a point's distance to the surface and
+// its side.
 //
 // # Backends
 //
