@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -56,7 +57,8 @@ func overlapping(rec *benchscene.Recorder) ([][]bool, error) {
 // mean time per step, and the share of the pairs that overlap (by
 // narrow.Overlap, computed once, untimed) without a contact. The last
 // variant lists nearly every convex edge (EdgeAngle 0.005 rad): the
-// bunnies' misses that remain are not those of gently bent edges.
+// bunnies' misses that remain are not those of gently bent edges. The
+// "rigid=" variants take sim/rigid's default detection.
 func BenchmarkEdgeDepthReplay(b *testing.B) {
 	for _, sc := range []struct {
 		name string
@@ -74,11 +76,15 @@ func BenchmarkEdgeDepthReplay(b *testing.B) {
 			name        string
 			angle, size float64 // EdgeAngle, and EdgeDepth as a share of Size (0: the default)
 			faces       bool    // EdgeFaces
-		}{{"edges=none", 0, 0, false}, {"edges=0.1rad", 0.1, 0, false}, {"edges=0.1rad/depth=0.04", 0.1, 0.04, false}, {"edges=0.1rad/depth=0.02", 0.1, 0.02, false},
-			{"edges=0.1rad/depth=0.01", 0.1, 0.01, false}, {"edges=0.005rad/depth=0.04", 0.005, 0.04, false},
-			{"edges=0.1rad/depth=0.04/faces", 0.1, 0.04, true}, {"edges=0.005rad/depth=0.04/faces", 0.005, 0.04, true}} {
+			spec        bool    // Speculative
+		}{{"edges=none", 0, 0, false, false}, {"edges=0.1rad", 0.1, 0, false, false}, {"edges=0.1rad/depth=0.04", 0.1, 0.04, false, false}, {"edges=0.1rad/depth=0.02", 0.1, 0.02, false, false},
+			{"edges=0.1rad/depth=0.01", 0.1, 0.01, false, false}, {"edges=0.005rad/depth=0.04", 0.005, 0.04, false, false},
+			{"edges=0.1rad/depth=0.04/faces", 0.1, 0.04, true, false}, {"edges=0.005rad/depth=0.04/faces", 0.005, 0.04, true, false},
+			// sim/rigid's defaults (rigid.DefaultConfig: speculative contacts,
+			// edges bent by more than π/3), without and with edges.
+			{"rigid=speculative", 0, 0, false, true}, {"rigid=speculative/edges=pi/3", math.Pi / 3, 0, false, true}} {
 			b.Run("scene="+sc.name+"/"+v.name, func(b *testing.B) {
-				p := narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: v.angle, EdgeDepth: v.size * toriSize, EdgeFaces: v.faces}
+				p := narrow.Params{Method: narrow.MethodPredictive, EdgeAngle: v.angle, EdgeDepth: v.size * toriSize, EdgeFaces: v.faces, Speculative: v.spec}
 				var res narrow.Result
 				var total time.Duration
 				var missed, overlaps int
