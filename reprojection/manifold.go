@@ -12,6 +12,7 @@ import (
 type Reducer struct {
 	es      []entry // the contacts, in input order
 	members []int32 // the current cluster's members, in input order
+	rest    []int32 // the contacts not in a cluster yet, in input order
 }
 
 // entry is what Reduce needs of one contact.
@@ -46,8 +47,11 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 	if cap(r.es) < n {
 		r.es = make([]entry, n, 2*n)
 		r.members = make([]int32, 0, 2*n)
+		r.rest = make([]int32, 0, 2*n)
 	}
 	es := r.es[:n]
+	rest := r.rest[:0]
+	seed, sd := int32(0), 0.0
 	for i := range contacts {
 		c, e := &contacts[i], &es[i]
 		sg := 1.0
@@ -55,33 +59,48 @@ func (r *Reducer) Reduce(contacts []narrow.Contact, size int, cosMax float64, ms
 			sg = -1
 		}
 		e.n[0], e.n[1], e.n[2], e.depth, e.cluster = sg*c.Dir[0], sg*c.Dir[1], sg*c.Dir[2], c.Depth, -1
+		rest = append(rest, int32(i))
+		if i == 0 || e.depth > sd {
+			seed, sd = int32(i), e.depth
+		}
 	}
 	// No sort: the clusters' seeds in depth order are found by repeated
 	// search, which is cheaper for the few clusters of a pair. The seed of
-	// cluster k is the deepest contact that matches no earlier seed, and
-	// its members are the contacts left that match it — the same clusters
-	// as assigning contacts in depth order to the first matching seed.
-	for k, left := int32(0), n; left > 0; k++ {
-		seed, sd := -1, 0.0
-		for i := range es {
-			if e := &es[i]; e.cluster < 0 && (seed < 0 || e.depth > sd) {
-				seed, sd = i, e.depth
-			}
-		}
+	// cluster k is the deepest contact that matches no earlier seed (the
+	// first of equals), and its members are the contacts left that match
+	// it — the same clusters as assigning contacts in depth order to the
+	// first matching seed. One pass over the contacts left takes a
+	// cluster's members out of them and finds the next seed among the
+	// rest.
+	for k := int32(0); ; k++ {
 		sx, sy, sz := es[seed].n[0], es[seed].n[1], es[seed].n[2]
 		spec := sd < 0
-		m := append(r.members[:0], int32(seed))
+		m := append(r.members[:0], seed)
 		es[seed].cluster = k
-		for i := range es {
-			if e := &es[i]; e.cluster < 0 && (e.depth < 0) == spec && e.n[0]*sx+e.n[1]*sy+e.n[2]*sz >= cosMax {
+		next, nd := int32(-1), 0.0
+		left := rest[:0]
+		for _, i := range rest {
+			e := &es[i]
+			switch {
+			case i == seed:
+			case (e.depth < 0) == spec && e.n[0]*sx+e.n[1]*sy+e.n[2]*sz >= cosMax:
 				e.cluster = k
-				m = append(m, int32(i))
+				m = append(m, i)
+			default:
+				left = append(left, i)
+				if next < 0 || e.depth > nd {
+					next, nd = i, e.depth
+				}
 			}
 		}
-		r.members = m
-		left -= len(m)
+		r.members, rest = m, left
 		ms, pts = reduceCluster(contacts, es, m, size, ms, pts)
+		if next < 0 {
+			break
+		}
+		seed, sd = next, nd
 	}
+	r.rest = rest
 	return ms, pts
 }
 

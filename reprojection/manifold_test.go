@@ -323,6 +323,86 @@ func TestReduceDistinctDepthsOrderFree(t *testing.T) {
 	}
 }
 
+// TestReduceClustersMatchReference checks Reduce's clusters against the
+// rule its doc states, applied the plain way: contacts taken in order of
+// decreasing depth (equal depths in input order), each joining the first
+// earlier seed of its kind (speculative or not) whose normal is within
+// the angle, else seeding a cluster of its own. Random contacts, sorted by
+// From then Vertex as backends give them, with few distinct normals and
+// depths so that clusters, ties and speculative contacts are many. Each
+// manifold must be one reference cluster, in seed order, led by its seed,
+// and hold only that cluster's contacts.
+func TestReduceClustersMatchReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	dirs := []mgl64.Vec3{{0, 1, 0}, {1, 0, 0}, {0, 0, 1}, {0.6, 0.8, 0}, {0, -1, 0}, {-0.8, 0, 0.6}}
+	var r reprojection.Reducer
+	for round := range 300 {
+		n := 1 + rng.IntN(60)
+		cs := make([]narrow.Contact, n)
+		for i := range cs {
+			d := dirs[rng.IntN(len(dirs))]
+			d = d.Add(mgl64.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Mul(0.1)).Normalize()
+			from := narrow.SideA
+			if i >= n/2 {
+				from = narrow.SideB
+			}
+			depth := 0.01 * float64(rng.IntN(7)-2) // −0.02 … 0.04: ties and speculative ones
+			p := mgl64.Vec3{rng.Float64(), rng.Float64(), rng.Float64()}
+			cs[i] = contactN(from, int32(i), p, d, depth)
+		}
+		cosMax := math.Cos(0.1 + 0.5*rng.Float64())
+		// The reference clusters.
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(i, j int) int {
+			switch {
+			case cs[i].Depth > cs[j].Depth:
+				return -1
+			case cs[i].Depth < cs[j].Depth:
+				return 1
+			}
+			return 0
+		})
+		normal := func(c narrow.Contact) mgl64.Vec3 {
+			if c.From == narrow.SideB {
+				return c.Dir.Mul(-1)
+			}
+			return c.Dir
+		}
+		var seeds []int
+		cluster := make([]int, n)
+		for _, i := range order {
+			cluster[i] = -1
+			for k, s := range seeds {
+				if (cs[i].Depth < 0) == (cs[s].Depth < 0) && normal(cs[i]).Dot(normal(cs[s])) >= cosMax {
+					cluster[i] = k
+					break
+				}
+			}
+			if cluster[i] < 0 {
+				cluster[i] = len(seeds)
+				seeds = append(seeds, i)
+			}
+		}
+		ms, _ := r.Reduce(cs, 4, cosMax, nil, nil)
+		if len(ms) != len(seeds) {
+			t.Fatalf("round %d: %d manifolds, want %d", round, len(ms), len(seeds))
+		}
+		for k, m := range ms {
+			if v := m.Points[0].Vertex; v != int32(seeds[k]) {
+				t.Fatalf("round %d: manifold %d led by contact %d, want the seed %d", round, k, v, seeds[k])
+			}
+			for _, p := range m.Points {
+				if cluster[p.Vertex] != k {
+					t.Fatalf("round %d: manifold %d holds contact %d of cluster %d", round, k, p.Vertex, cluster[p.Vertex])
+				}
+			}
+		}
+	}
+}
+
 func TestReduceAppendsAndReuses(t *testing.T) {
 	cs := gridContacts()
 	var r reprojection.Reducer
