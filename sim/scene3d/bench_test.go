@@ -283,10 +283,14 @@ var freeFall = sync.OnceValues(func() (*benchscene.Recorder, error) {
 
 // BenchmarkFreeFall times the narrow phase's steps 1 to 18 of the full
 // avalanche (freeFall), replayed through a fresh backend of each method
-// on every core: after the first step (every pair new, not timed), a
-// large batch that grows by a few pairs a step, where the iterative
-// methods have almost nothing to do but their bookkeeping. Metrics:
-// Detect's mean time per step and its parts (narrow.DetectTimes).
+// on every core: after the first step, a large batch that grows by a few
+// pairs a step, where the iterative methods have almost nothing to do but
+// their bookkeeping. Metrics: Detect's mean time per step and its parts
+// (narrow.DetectTimes); and, apart, the first step, where all 3,844
+// pairs are new: its time (first-ms) and the bytes it allocates
+// (first-MB: the backend's buffers and, with the iterative methods, the
+// pairs' states, which later steps reuse). Run it with GOGC=off to see
+// the first step without the collections its allocation sets off.
 func BenchmarkFreeFall(b *testing.B) {
 	rec, err := freeFall()
 	if err != nil {
@@ -294,53 +298,12 @@ func BenchmarkFreeFall(b *testing.B) {
 	}
 	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
 		b.Run("method="+m.String(), func(b *testing.B) {
-			var t time.Duration
+			var t, first time.Duration
 			var parts detectParts
-			steps := 0
-			var res narrow.Result
-			for i := 0; i < b.N; i++ {
-				be, err := cpubackend.New(narrow.Params{Method: m})
-				if err != nil {
-					b.Fatal(err)
-				}
-				err = rec.ReplayTimed(context.Background(), be, &res, nil, func(k int, res *narrow.Result, d time.Duration) {
-					if k > 0 {
-						t += d
-						parts.add(be.LastDetectTimes())
-						steps++
-					}
-				})
-				be.Close()
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
-			parts.report(b, steps)
-		})
-	}
-}
-
-// BenchmarkFirstStep times the first step of the full avalanche (every
-// one of its 3,844 pairs new; freeFall's first batch) through a fresh
-// backend of each method on every core, and what the step allocates: the
-// backend's buffers and, with the iterative methods, the pairs' states,
-// which later steps reuse. Metrics: Detect's time at the first step
-// (first-ms), its mean over the next 18 steps (next-ms/step), and the
-// bytes the first step allocates (first-MB). Run it with GOGC=off to see
-// the first step without the collections its allocation sets off.
-func BenchmarkFirstStep(b *testing.B) {
-	rec, err := freeFall()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, m := range []narrow.Method{narrow.MethodStandard, narrow.MethodIterative, narrow.MethodPredictive} {
-		b.Run("method="+m.String(), func(b *testing.B) {
-			var first, next time.Duration
+			var m0, m1 runtime.MemStats
 			var bytes uint64
 			steps := 0
 			var res narrow.Result
-			var m0, m1 runtime.MemStats
 			for i := 0; i < b.N; i++ {
 				be, err := cpubackend.New(narrow.Params{Method: m})
 				if err != nil {
@@ -354,7 +317,8 @@ func BenchmarkFirstStep(b *testing.B) {
 						first += d
 						return
 					}
-					next += d
+					t += d
+					parts.add(be.LastDetectTimes())
 					steps++
 				})
 				be.Close()
@@ -362,8 +326,9 @@ func BenchmarkFirstStep(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(t.Nanoseconds())/1e6/float64(max(1, steps)), "ms/step")
+			parts.report(b, steps)
 			b.ReportMetric(float64(first.Nanoseconds())/1e6/float64(b.N), "first-ms")
-			b.ReportMetric(float64(next.Nanoseconds())/1e6/float64(max(1, steps)), "next-ms/step")
 			b.ReportMetric(float64(bytes)/1e6/float64(b.N), "first-MB")
 		})
 	}
