@@ -196,7 +196,6 @@ func BenchmarkRay(b *testing.B) {
 			dir *narrow.Direction
 			v   int32
 		}
-		var dirs []*narrow.Direction
 		var jobs []job
 		p := narrow.Params{Method: narrow.MethodStandard}
 		for _, ps := range set.poses {
@@ -206,7 +205,6 @@ func BenchmarkRay(b *testing.B) {
 			d1.Setup(narrow.SideB, bunny, bunny, ps[1], ps[0], r.DistanceExtension)
 			for _, d := range []*narrow.Direction{&d0, &d1} {
 				dc := *d
-				dirs = append(dirs, &dc)
 				for v := int32(0); v < int32(bunny.NumVertices()); v++ {
 					if dc.InCull(v) {
 						jobs = append(jobs, job{&dc, v})

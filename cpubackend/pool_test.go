@@ -65,7 +65,11 @@ func TestPoolParks(t *testing.T) {
 	p := newPool(3)
 	defer p.close()
 	for round := 0; round < 10; round++ {
-		p.run(100, func(i, w int) { work(1000) })
+		p.run(100, func(i, w int) {
+			if work(1000) < 0 { // never: only keeps the work
+				panic("work")
+			}
+		})
 		p.end()
 		waitParked(t, p)
 	}
@@ -107,7 +111,9 @@ func TestPoolGrow(t *testing.T) {
 				break
 			}
 		}
-		work(100)
+		if work(100) < 0 {
+			panic("work")
+		}
 	}
 	p.size = 2
 	p.run(2000, fn)

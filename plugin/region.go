@@ -32,9 +32,6 @@ const (
 	maxRegionSize   = 4 << 30 // the largest region the plugin maps
 )
 
-// errNoSharedMemory: this OS has no shared-memory transport here.
-var errNoSharedMemory = errors.New("shared memory not supported on this system")
-
 // region is the host's end of a shared-memory region.
 type region struct {
 	path string // "" once unlinked

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/irtcd/irtcd/cpubackend"
@@ -95,5 +94,5 @@ func TestHostSaveRestoreState(t *testing.T) {
 	if err := h.SaveState(&st); !errors.Is(err, narrow.ErrBackendClosed) {
 		t.Errorf("SaveState after Close = %v, want ErrBackendClosed", err)
 	}
-	t.Log(fmt.Sprintf("%d pair states carried across the process boundary", st.Pairs()))
+	t.Logf("%d pair states carried across the process boundary", st.Pairs())
 }

@@ -56,11 +56,10 @@ type prepared struct {
 // irtcd shape of a mixed pair (register arranges it).
 type contact struct {
 	b2.B2Contact
-	ad    *Adapter
-	g     *group
-	slot  int
-	prep  prepared
-	sweep bool // TOI computed by sweep rays this step (GetTOI)
+	ad   *Adapter
+	g    *group
+	slot int
+	prep prepared
 }
 
 func createContact(fA *b2.B2Fixture, iA int, fB *b2.B2Fixture, iB int) b2.B2ContactInterface {

@@ -56,17 +56,6 @@ func shapePairs(t *testing.T) []shapePair {
 	return []shapePair{{"bunny", b, b}, {"notch", n, n}}
 }
 
-func scriptByName(t *testing.T, name string) Generator {
-	t.Helper()
-	for _, e := range Scripts() {
-		if e.Name == name {
-			return e.New
-		}
-	}
-	t.Fatalf("no script %q", name)
-	return nil
-}
-
 // centreB returns the world position of B's bounding-box centre.
 func centreB(s *scene, pb narrow.Pose) mgl64.Vec3 {
 	return pb.Rot.Rotate(s.cb).Add(pb.Pos)

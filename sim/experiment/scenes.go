@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -639,15 +638,4 @@ func better(ours, paper float64, higherBetter bool, tol float64) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// joinNonEmpty joins the non-empty parts with sep.
-func joinNonEmpty(sep string, parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, sep)
 }
