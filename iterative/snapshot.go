@@ -110,6 +110,7 @@ func (st *Store) Restore(src *Snapshot, shapes func(a, b narrow.ShapeID) (na, nb
 		n++
 	}
 	if len(st.m) > n {
+		from := len(st.free)
 		for id, s := range st.m {
 			if s.step != mark {
 				delete(st.m, id)
@@ -117,5 +118,6 @@ func (st *Store) Restore(src *Snapshot, shapes func(a, b narrow.ShapeID) (na, nb
 				st.free = append(st.free, s)
 			}
 		}
+		st.sortFree(from)
 	}
 }

@@ -2,6 +2,7 @@ package iterative
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -83,5 +84,49 @@ func TestStoreSaveRestore(t *testing.T) {
 	got := runStep(t, &back, next, false, true, false)
 	if got[0].fresh || got[1].fresh || !got[2].fresh || !got[3].fresh {
 		t.Errorf("after the restore: pairs 10, 11 found, 12, 13 new; got %+v", got)
+	}
+}
+
+// TestRestoreRecyclesInOrder: the states a Restore drops are recycled in
+// the order of their pair IDs, not the map's, so that which memory the
+// next new pairs take, and what a later snapshot holds, do not change
+// from one run to the next.
+func TestRestoreRecyclesInOrder(t *testing.T) {
+	var pairs []ref
+	for i := range 40 {
+		pairs = append(pairs, ref{uint64(100 + i), 0, 1})
+	}
+	// reuse restores a snapshot of the first 8 pairs over a store of all
+	// 40 and returns, for each of the next 32 new states, the pair whose
+	// state it was.
+	reuse := func() []uint64 {
+		var st Store
+		runStep(t, &st, pairs[:8], false, false, false)
+		var sn Snapshot
+		st.Save(&sn)
+		runStep(t, &st, pairs, false, false, false)
+		owner := map[*PairState]uint64{}
+		for _, p := range pairs {
+			owner[stateOf(&st, p.id)] = p.id
+		}
+		st.Restore(&sn, func(a, b narrow.ShapeID) (narrow.ShapeID, narrow.ShapeID, bool) { return a, b, true })
+		var out []uint64
+		for range 32 {
+			out = append(out, owner[st.New(0, 1)])
+		}
+		return out
+	}
+	first := reuse()
+	want := make([]uint64, 32)
+	for i := range want {
+		want[i] = uint64(100 + 8 + i)
+	}
+	if sorted := slices.Sorted(slices.Values(first)); !slices.Equal(sorted, want) {
+		t.Fatalf("the dropped states are not the ones reused: %v", first)
+	}
+	for range 10 {
+		if got := reuse(); !slices.Equal(got, first) {
+			t.Fatalf("states reused in the order %v, then %v", first, got)
+		}
 	}
 }

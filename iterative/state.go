@@ -1,7 +1,9 @@
 package iterative
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/irtcd/irtcd/narrow"
@@ -583,8 +585,15 @@ func (st *Store) Put(i int, id uint64, s *PairState) {
 // Release hands back a state obtained from New that was never installed.
 func (st *Store) Release(s *PairState) { st.free = append(st.free, s) }
 
+// reset makes s the fresh state of a pair of shapes a and b. Every field
+// a Snapshot encodes is set, those behind a false flag (RelNI, Last,
+// EdgeRel and the edge choice's numbers) to zero: a recycled state must
+// not carry its last pair's values into a snapshot, whose encoding is
+// then a function of the pairs' histories alone.
 func (s *PairState) reset(a, b narrow.ShapeID) {
 	s.A, s.B, s.Valid, s.HasParams, s.HasLast = a, b, false, false, false
+	s.RelNI, s.Last, s.EdgeRel = Rel{}, Rel{}, Rel{}
+	s.EdgeMargin, s.EdgeGap, s.EdgeSteps = 0, 0, 0
 	s.Edges, s.HasEdges, s.HasEdgeRel = s.Edges[:0], false, false
 	s.FaceEdges[0], s.FaceEdges[1] = s.FaceEdges[0][:0], s.FaceEdges[1][:0]
 	s.Clear, s.Quiet = [2]float64{}, [2]bool{}
@@ -628,14 +637,23 @@ func (st *Store) Sweep() {
 			}
 		}
 		if n != len(st.m) {
+			from := len(st.free)
 			for _, s := range st.m {
 				if !st.placed(s) {
 					st.drop(s)
 				}
 			}
+			st.sortFree(from)
 		}
 	}
 	st.order, st.next = st.next, st.order[:0]
+}
+
+// sortFree puts the states recycled since st.free[from] in the order of
+// their pairs' IDs: a map gave them in no particular order, and the free
+// list's order decides which memory the next new pairs take.
+func (st *Store) sortFree(from int) {
+	slices.SortFunc(st.free[from:], func(a, b *PairState) int { return cmp.Compare(a.id, b.id) })
 }
 
 // Len returns the number of pairs with state.
@@ -643,10 +661,12 @@ func (st *Store) Len() int { return len(st.m) }
 
 // Forget drops every pair's state.
 func (st *Store) Forget() {
+	from := len(st.free)
 	for _, s := range st.m {
 		s.pos = -1
 		st.free = append(st.free, s)
 	}
+	st.sortFree(from)
 	clear(st.m)
 	clear(st.order)
 	clear(st.next)

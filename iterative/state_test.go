@@ -77,6 +77,12 @@ func TestStoreSweepRecycles(t *testing.T) {
 	dropped.Valid = true
 	dropped.Rays[0] = append(dropped.Rays[0], iterative.Ray{Vertex: 1, Prim: 2})
 	dropped.Next[1] = append(dropped.Next[1], iterative.Ray{Vertex: 3, Prim: 4})
+	// Values behind flags that a new state sets false: a snapshot encodes
+	// them all the same, so New must not hand them on.
+	for _, s := range []*iterative.PairState{dropped, other} {
+		s.RelNI.Q, s.Last.BinA, s.EdgeRel.Travel = [4]float64{1, 2, 3, 4}, [3]float64{5, 6, 7}, [2]float64{8, 9}
+		s.EdgeMargin, s.EdgeGap, s.EdgeSteps = 0.5, 0.25, 3
+	}
 
 	// No Sweep ended the step above: its pairs are kept all the same.
 	st.Begin()
@@ -105,6 +111,10 @@ func TestStoreSweepRecycles(t *testing.T) {
 		s := st.New(9, 9)
 		if s.A != 9 || s.B != 9 || s.Valid {
 			t.Errorf("recycled state not reset: %+v", s)
+		}
+		var zero iterative.Rel
+		if s.RelNI != zero || s.Last != zero || s.EdgeRel != zero || s.EdgeMargin != 0 || s.EdgeGap != 0 || s.EdgeSteps != 0 {
+			t.Errorf("recycled state keeps its last pair's placements or edge choice: %+v", s)
 		}
 		for k := range 2 {
 			if len(s.Rays[k]) != 0 || len(s.Next[k]) != 0 {
