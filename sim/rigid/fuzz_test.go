@@ -1,0 +1,300 @@
+package rigid_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/irtcd/irtcd/narrow"
+	"github.com/irtcd/irtcd/sim/rigid"
+)
+
+// worldErrs are the sentinels a World's error may wrap (sim/rigid's and,
+// for poses, shapes and the narrow phase, narrow's): every error it
+// returns for bad input must wrap one of them.
+var worldErrs = []error{
+	rigid.ErrNilShape, rigid.ErrNotMesh, rigid.ErrBadDensity, rigid.ErrBadMaterial,
+	rigid.ErrBadPose, rigid.ErrBadVelocity, rigid.ErrBadImpulse, rigid.ErrBadMass,
+	rigid.ErrBadRay, rigid.ErrBadKind, rigid.ErrKinematic, rigid.ErrStatic,
+	rigid.ErrUnknownBody, rigid.ErrRemovedBody, rigid.ErrDiverged, rigid.ErrNoState,
+	narrow.ErrBadMotion, narrow.ErrTooLarge, narrow.ErrDegenerate,
+}
+
+// typedErr reports whether err wraps one of worldErrs.
+func typedErr(err error) bool {
+	for _, s := range worldErrs {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// opReader reads a script of World calls from fuzz input; past the end it
+// reads zeros.
+type opReader struct {
+	data []byte
+	i    int
+}
+
+func (r *opReader) byte() byte {
+	if r.i >= len(r.data) {
+		return 0
+	}
+	b := r.data[r.i]
+	r.i++
+	return b
+}
+
+// fuzzSpecials are the values a script's numbers take beyond the plain
+// range: signed zero, non-finite values and magnitudes that overflow
+// when squared or multiplied by a step.
+var fuzzSpecials = []float64{
+	math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e300, -1e300,
+	1e-300, math.MaxFloat64, 1e6, -1e6, 1e3, 1e-9,
+}
+
+// num reads a number: (b−100)/20 for a byte b under 200 (−5 to 4.95),
+// else one of fuzzSpecials.
+func (r *opReader) num() float64 {
+	b := r.byte()
+	if b < 200 {
+		return float64(int(b)-100) / 20
+	}
+	return fuzzSpecials[int(b-200)%len(fuzzSpecials)]
+}
+
+func (r *opReader) vec() mgl64.Vec3 { return mgl64.Vec3{r.num(), r.num(), r.num()} }
+
+// pose reads a position and a quaternion (which may be zero or not
+// finite: the World must refuse those).
+func (r *opReader) pose() narrow.Pose {
+	p := r.vec()
+	return narrow.Pose{Pos: p, Rot: mgl64.Quat{W: r.num(), V: r.vec()}}
+}
+
+// id reads a body ID from −1 to n+1 (n bodies so far): unknown IDs too.
+func (r *opReader) id(n int) rigid.BodyID {
+	return rigid.BodyID(int(r.byte())%(n+3) - 1)
+}
+
+// FuzzWorldOps runs a script of World calls read from the input (adding
+// and removing bodies of five shapes, among them a torus and a
+// heightfield, with any flags and numbers, non-finite and huge ones
+// included; setting poses, velocities and shapes; impulses; steps; saves
+// and restores; ray, box, shape and cast queries) on two worlds: the
+// first gets every call, the second only those the first accepted, and
+// runs two backend workers where the first runs one. It fails when a call
+// panics, when an error wraps none of the package's sentinels, when the
+// second world refuses what the first accepted, or when the two worlds'
+// steps differ in any way (bodies, events, solver points, saved state):
+// a refused call must leave the world as it was, and the workers must
+// not change the result. A step that succeeds must leave every body's
+// pose finite and give finite solver points. Run it with
+//
+//	go test ./sim/rigid -run '^$' -fuzz '^FuzzWorldOps$' -fuzztime 60s -fuzzminimizetime 1s
+func FuzzWorldOps(f *testing.F) {
+	torus := mesh(f, "torus")
+	terrain, err := narrow.NewHeightfield([][]float64{{0, 0.2, 0}, {0.1, 0.4, 0.1}, {0, 0.2, 0}}, 0.5, 0.5, -0.5)
+	if err != nil {
+		f.Fatal(err)
+	}
+	shapes := []*narrow.Shape{
+		box(f, mgl64.Vec3{5, 0.5, 5}), box(f, mgl64.Vec3{0.3, 0.3, 0.3}),
+		box(f, mgl64.Vec3{0.8, 0.05, 0.4}), torus, terrain,
+	}
+	// Seeds: a ground and falling bodies, stepped; bad poses, velocities
+	// and impulses; a save, a removal and a restore; queries; a new shape.
+	ground := []byte{0, 0, 1, val(0), val(-0.5), val(0), val(1), val(0), val(0), val(0)}
+	cube := func(shape byte, x, y float64) []byte {
+		return []byte{0, shape, 0, val(x), val(y), val(0), val(1), val(0), val(0), val(0)}
+	}
+	f.Add(slices.Concat(ground, cube(1, 0, 0.29), cube(1, 0.1, 0.88), []byte{6, 6, 6}))
+	f.Add(slices.Concat(ground, cube(1, 0, 0.29), []byte{2, 1, 201, val(0), val(0), val(1), val(0), val(0), val(0), 3, 1, 202, val(0), val(0), val(0), val(0), val(0), 4, 1, 208, val(0), val(0), val(0), val(0), val(0), 6, 6}))
+	f.Add(slices.Concat(ground, cube(3, 0, 0.1), cube(1, 0, 0.9), []byte{7, 6, 1, 1, 6, 8, 6, 9, val(0), val(2), val(0), val(0), val(-1), val(0), val(0), val(0.5), val(0), val(1), val(0), val(0), val(0), val(4), 3, 6}))
+	f.Add(slices.Concat(ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, val(0), val(0.5), val(0), val(0), val(1.5), val(0), 6, 5, 2, 3, 6, 10, 2, 6}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		newW := func(workers int) *rigid.World {
+			cfg := rigid.DefaultConfig()
+			cfg.Workers = workers
+			w, err := rigid.NewWorld(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			return w
+		}
+		w, shadow := newW(1), newW(2)
+		var saved, shadowSaved rigid.State
+		r := &opReader{data: data}
+		// refused checks a call the first world refused; check, one both
+		// made.
+		refused := func(what string, err error) {
+			t.Helper()
+			if !typedErr(err) {
+				t.Fatalf("%s: error %v wraps no sentinel", what, err)
+			}
+		}
+		check := func(what string, err, shadowErr error) {
+			t.Helper()
+			if err != nil {
+				refused(what, err)
+			}
+			if (err == nil) != (shadowErr == nil) {
+				t.Fatalf("%s: %v, but %v in the world that skipped the refused calls", what, err, shadowErr)
+			}
+		}
+		for range 48 {
+			if r.i >= len(r.data) {
+				break
+			}
+			n := w.NumBodies()
+			switch op := r.byte() % 11; op {
+			case 0: // AddBody
+				var s *narrow.Shape
+				if k := int(r.byte()) % (len(shapes) + 1); k < len(shapes) {
+					s = shapes[k]
+				}
+				flags := r.byte()
+				def := rigid.NewBodyDef(s, r.pose())
+				def.Static, def.Kinematic, def.Sensor = flags&1 != 0, flags&2 != 0, flags&4 != 0
+				if flags&8 != 0 {
+					def.Density = r.num()
+				}
+				if flags&16 != 0 {
+					def.Friction, def.Restitution = r.num(), r.num()
+				}
+				if flags&32 != 0 {
+					def.LinearVelocity, def.AngularVelocity = r.vec(), r.vec()
+				}
+				def.Group = uint32(flags>>6) % 3
+				if n >= 12 {
+					continue
+				}
+				id, err := w.AddBody(def)
+				if err != nil {
+					refused("AddBody", err)
+					continue
+				}
+				id2, err2 := shadow.AddBody(def)
+				check("AddBody", err, err2)
+				if id != id2 {
+					t.Fatalf("AddBody gave IDs %d and %d", id, id2)
+				}
+			case 1: // RemoveBody
+				id := r.id(n)
+				if err := w.RemoveBody(id); err != nil {
+					refused("RemoveBody", err)
+				} else {
+					check("RemoveBody", nil, shadow.RemoveBody(id))
+				}
+			case 2: // SetPose
+				id, p := r.id(n), r.pose()
+				if err := w.SetPose(id, p); err != nil {
+					refused("SetPose", err)
+				} else {
+					check("SetPose", nil, shadow.SetPose(id, p))
+				}
+			case 3: // SetVelocity
+				id, v, om := r.id(n), r.vec(), r.vec()
+				if err := w.SetVelocity(id, v, om); err != nil {
+					refused("SetVelocity", err)
+				} else {
+					check("SetVelocity", nil, shadow.SetVelocity(id, v, om))
+				}
+			case 4: // ApplyImpulse
+				id, j, p := r.id(n), r.vec(), r.vec()
+				if err := w.ApplyImpulse(id, j, p); err != nil {
+					refused("ApplyImpulse", err)
+				} else {
+					check("ApplyImpulse", nil, shadow.ApplyImpulse(id, j, p))
+				}
+			case 5: // SetShape
+				id := r.id(n)
+				var s *narrow.Shape
+				if k := int(r.byte()) % (len(shapes) + 1); k < len(shapes) {
+					s = shapes[k]
+				}
+				if err := w.SetShape(id, s); err != nil {
+					refused("SetShape", err)
+				} else {
+					check("SetShape", nil, shadow.SetShape(id, s))
+				}
+			case 6: // Step
+				err, err2 := w.Step(context.Background()), shadow.Step(context.Background())
+				check("Step", err, err2)
+				if err != nil {
+					return // a diverged world's state is not specified
+				}
+				f1, f2 := frameOf(w, 0), frameOf(shadow, 0)
+				for id, b := range f1.bodies {
+					if b != nil && (!finiteVec(b.pose.Pos) || !finite(b.pose.Rot.W) || !finiteVec(b.pose.Rot.V)) {
+						t.Fatalf("step %d: body %d's pose %v is not finite", w.StepCount(), id, b.pose)
+					}
+				}
+				for _, p := range f1.points {
+					if !finiteVec(p.Point) || !finiteVec(p.Normal) || !finite(p.Depth) {
+						t.Fatalf("step %d: solver point %+v is not finite", w.StepCount(), p)
+					}
+				}
+				if !reflect.DeepEqual(f1, f2) {
+					t.Fatalf("step %d: the two worlds differ", w.StepCount())
+				}
+			case 7: // SaveState
+				err := w.SaveState(&saved)
+				check("SaveState", err, shadow.SaveState(&shadowSaved))
+			case 8: // RestoreState
+				if err := w.RestoreState(&saved); err != nil {
+					refused("RestoreState", err)
+				} else {
+					check("RestoreState", nil, shadow.RestoreState(&shadowSaved))
+				}
+			case 9: // queries: they change nothing
+				o, d, p := r.vec(), r.vec(), r.pose()
+				if _, _, err := w.RayCast(o, d, r.num(), nil); err != nil {
+					refused("RayCast", err)
+				}
+				w.QueryBox(narrow.AABB{Min: o, Max: o.Add(d)}, func(rigid.BodyID) bool { return true })
+				s := shapes[int(r.byte())%len(shapes)]
+				if err := w.QueryShape(s, p, func(rigid.BodyID) bool { return true }); err != nil {
+					refused("QueryShape", err)
+				}
+				if _, _, err := w.ShapeCast(s, p, d, nil); err != nil {
+					refused("ShapeCast", err)
+				}
+			case 10: // Wake
+				id := r.id(n)
+				w.Wake(id)
+				shadow.Wake(id)
+			}
+		}
+		var s1, s2 rigid.State
+		if err := w.SaveState(&s1); err != nil {
+			t.Fatal(err)
+		}
+		if err := shadow.SaveState(&s2); err != nil {
+			t.Fatal(err)
+		}
+		b1, err1 := s1.AppendEncoded(nil, shapes)
+		b2, err2 := s2.AppendEncoded(nil, shapes)
+		if err1 != nil || err2 != nil || string(b1) != string(b2) {
+			at := 0
+			for at < min(len(b1), len(b2)) && b1[at] == b2[at] {
+				at++
+			}
+			t.Fatalf("the two worlds' saved states differ from byte %d (%d and %d bytes; %v, %v)", at, len(b1), len(b2), err1, err2)
+		}
+	})
+}
+
+// val encodes x, a multiple of 0.05 in [−5, 4.95], as opReader.num reads it.
+func val(x float64) byte { return byte(math.Round(x*20 + 100)) }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func finiteVec(v mgl64.Vec3) bool { return finite(v[0]) && finite(v[1]) && finite(v[2]) }
