@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"github.com/irtcd/irtcd/internal/fuzzread"
 	"github.com/irtcd/irtcd/narrow"
 	"github.com/irtcd/irtcd/sim/rigid"
 )
@@ -35,52 +36,10 @@ func typedErr(err error) bool {
 	return false
 }
 
-// opReader reads a script of World calls from fuzz input; past the end it
-// reads zeros.
-type opReader struct {
-	data []byte
-	i    int
-}
-
-func (r *opReader) byte() byte {
-	if r.i >= len(r.data) {
-		return 0
-	}
-	b := r.data[r.i]
-	r.i++
-	return b
-}
-
-// fuzzSpecials are the values a script's numbers take beyond the plain
-// range: signed zero, non-finite values and magnitudes that overflow
-// when squared or multiplied by a step.
-var fuzzSpecials = []float64{
-	math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e300, -1e300,
-	1e-300, math.MaxFloat64, 1e6, -1e6, 1e3, 1e-9,
-}
-
-// num reads a number: (b−100)/20 for a byte b under 200 (−5 to 4.95),
-// else one of fuzzSpecials.
-func (r *opReader) num() float64 {
-	b := r.byte()
-	if b < 200 {
-		return float64(int(b)-100) / 20
-	}
-	return fuzzSpecials[int(b-200)%len(fuzzSpecials)]
-}
-
-func (r *opReader) vec() mgl64.Vec3 { return mgl64.Vec3{r.num(), r.num(), r.num()} }
-
-// pose reads a position and a quaternion (which may be zero or not
-// finite: the World must refuse those).
-func (r *opReader) pose() narrow.Pose {
-	p := r.vec()
-	return narrow.Pose{Pos: p, Rot: mgl64.Quat{W: r.num(), V: r.vec()}}
-}
-
-// id reads a body ID from −1 to n+1 (n bodies so far): unknown IDs too.
-func (r *opReader) id(n int) rigid.BodyID {
-	return rigid.BodyID(int(r.byte())%(n+3) - 1)
+// bodyID reads a body ID from −1 to n+1 (n bodies so far): unknown IDs
+// too.
+func bodyID(r *fuzzread.Reader, n int) rigid.BodyID {
+	return rigid.BodyID(int(r.Byte())%(n+3) - 1)
 }
 
 // FuzzWorldOps runs a script of World calls read from the input (adding
@@ -110,14 +69,15 @@ func FuzzWorldOps(f *testing.F) {
 	}
 	// Seeds: a ground and falling bodies, stepped; bad poses, velocities
 	// and impulses; a save, a removal and a restore; queries; a new shape.
-	ground := []byte{0, 0, 1, val(0), val(-0.5), val(0), val(1), val(0), val(0), val(0)}
+	v := fuzzread.Plain
+	ground := []byte{0, 0, 1, v(0), v(-0.5), v(0), v(1), v(0), v(0), v(0)}
 	cube := func(shape byte, x, y float64) []byte {
-		return []byte{0, shape, 0, val(x), val(y), val(0), val(1), val(0), val(0), val(0)}
+		return []byte{0, shape, 0, v(x), v(y), v(0), v(1), v(0), v(0), v(0)}
 	}
 	f.Add(slices.Concat(ground, cube(1, 0, 0.29), cube(1, 0.1, 0.88), []byte{6, 6, 6}))
-	f.Add(slices.Concat(ground, cube(1, 0, 0.29), []byte{2, 1, 201, val(0), val(0), val(1), val(0), val(0), val(0), 3, 1, 202, val(0), val(0), val(0), val(0), val(0), 4, 1, 208, val(0), val(0), val(0), val(0), val(0), 6, 6}))
-	f.Add(slices.Concat(ground, cube(3, 0, 0.1), cube(1, 0, 0.9), []byte{7, 6, 1, 1, 6, 8, 6, 9, val(0), val(2), val(0), val(0), val(-1), val(0), val(0), val(0.5), val(0), val(1), val(0), val(0), val(0), val(4), 3, 6}))
-	f.Add(slices.Concat(ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, val(0), val(0.5), val(0), val(0), val(1.5), val(0), 6, 5, 2, 3, 6, 10, 2, 6}))
+	f.Add(slices.Concat(ground, cube(1, 0, 0.29), []byte{2, 1, 201, v(0), v(0), v(1), v(0), v(0), v(0), 3, 1, 202, v(0), v(0), v(0), v(0), v(0), 4, 1, 208, v(0), v(0), v(0), v(0), v(0), 6, 6}))
+	f.Add(slices.Concat(ground, cube(3, 0, 0.1), cube(1, 0, 0.9), []byte{7, 6, 1, 1, 6, 8, 6, 9, v(0), v(2), v(0), v(0), v(-1), v(0), v(0), v(0.5), v(0), v(1), v(0), v(0), v(0), v(4), 3, 6}))
+	f.Add(slices.Concat(ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, v(0), v(0.5), v(0), v(0), v(1.5), v(0), 6, 5, 2, 3, 6, 10, 2, 6}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		newW := func(workers int) *rigid.World {
 			cfg := rigid.DefaultConfig()
@@ -131,7 +91,7 @@ func FuzzWorldOps(f *testing.F) {
 		}
 		w, shadow := newW(1), newW(2)
 		var saved, shadowSaved rigid.State
-		r := &opReader{data: data}
+		r := fuzzread.New(data)
 		// refused checks a call the first world refused; check, one both
 		// made.
 		refused := func(what string, err error) {
@@ -150,27 +110,27 @@ func FuzzWorldOps(f *testing.F) {
 			}
 		}
 		for range 48 {
-			if r.i >= len(r.data) {
+			if r.Done() {
 				break
 			}
 			n := w.NumBodies()
-			switch op := r.byte() % 11; op {
+			switch op := r.Byte() % 11; op {
 			case 0: // AddBody
 				var s *narrow.Shape
-				if k := int(r.byte()) % (len(shapes) + 1); k < len(shapes) {
+				if k := int(r.Byte()) % (len(shapes) + 1); k < len(shapes) {
 					s = shapes[k]
 				}
-				flags := r.byte()
-				def := rigid.NewBodyDef(s, r.pose())
+				flags := r.Byte()
+				def := rigid.NewBodyDef(s, r.Pose())
 				def.Static, def.Kinematic, def.Sensor = flags&1 != 0, flags&2 != 0, flags&4 != 0
 				if flags&8 != 0 {
-					def.Density = r.num()
+					def.Density = r.Num()
 				}
 				if flags&16 != 0 {
-					def.Friction, def.Restitution = r.num(), r.num()
+					def.Friction, def.Restitution = r.Num(), r.Num()
 				}
 				if flags&32 != 0 {
-					def.LinearVelocity, def.AngularVelocity = r.vec(), r.vec()
+					def.LinearVelocity, def.AngularVelocity = r.Vec(), r.Vec()
 				}
 				def.Group = uint32(flags>>6) % 3
 				if n >= 12 {
@@ -187,37 +147,37 @@ func FuzzWorldOps(f *testing.F) {
 					t.Fatalf("AddBody gave IDs %d and %d", id, id2)
 				}
 			case 1: // RemoveBody
-				id := r.id(n)
+				id := bodyID(r, n)
 				if err := w.RemoveBody(id); err != nil {
 					refused("RemoveBody", err)
 				} else {
 					check("RemoveBody", nil, shadow.RemoveBody(id))
 				}
 			case 2: // SetPose
-				id, p := r.id(n), r.pose()
+				id, p := bodyID(r, n), r.Pose()
 				if err := w.SetPose(id, p); err != nil {
 					refused("SetPose", err)
 				} else {
 					check("SetPose", nil, shadow.SetPose(id, p))
 				}
 			case 3: // SetVelocity
-				id, v, om := r.id(n), r.vec(), r.vec()
+				id, v, om := bodyID(r, n), r.Vec(), r.Vec()
 				if err := w.SetVelocity(id, v, om); err != nil {
 					refused("SetVelocity", err)
 				} else {
 					check("SetVelocity", nil, shadow.SetVelocity(id, v, om))
 				}
 			case 4: // ApplyImpulse
-				id, j, p := r.id(n), r.vec(), r.vec()
+				id, j, p := bodyID(r, n), r.Vec(), r.Vec()
 				if err := w.ApplyImpulse(id, j, p); err != nil {
 					refused("ApplyImpulse", err)
 				} else {
 					check("ApplyImpulse", nil, shadow.ApplyImpulse(id, j, p))
 				}
 			case 5: // SetShape
-				id := r.id(n)
+				id := bodyID(r, n)
 				var s *narrow.Shape
-				if k := int(r.byte()) % (len(shapes) + 1); k < len(shapes) {
+				if k := int(r.Byte()) % (len(shapes) + 1); k < len(shapes) {
 					s = shapes[k]
 				}
 				if err := w.SetShape(id, s); err != nil {
@@ -255,12 +215,12 @@ func FuzzWorldOps(f *testing.F) {
 					check("RestoreState", nil, shadow.RestoreState(&shadowSaved))
 				}
 			case 9: // queries: they change nothing
-				o, d, p := r.vec(), r.vec(), r.pose()
-				if _, _, err := w.RayCast(o, d, r.num(), nil); err != nil {
+				o, d, p := r.Vec(), r.Vec(), r.Pose()
+				if _, _, err := w.RayCast(o, d, r.Num(), nil); err != nil {
 					refused("RayCast", err)
 				}
 				w.QueryBox(narrow.AABB{Min: o, Max: o.Add(d)}, func(rigid.BodyID) bool { return true })
-				s := shapes[int(r.byte())%len(shapes)]
+				s := shapes[int(r.Byte())%len(shapes)]
 				if err := w.QueryShape(s, p, func(rigid.BodyID) bool { return true }); err != nil {
 					refused("QueryShape", err)
 				}
@@ -268,7 +228,7 @@ func FuzzWorldOps(f *testing.F) {
 					refused("ShapeCast", err)
 				}
 			case 10: // Wake
-				id := r.id(n)
+				id := bodyID(r, n)
 				w.Wake(id)
 				shadow.Wake(id)
 			}
@@ -291,9 +251,6 @@ func FuzzWorldOps(f *testing.F) {
 		}
 	})
 }
-
-// val encodes x, a multiple of 0.05 in [−5, 4.95], as opReader.num reads it.
-func val(x float64) byte { return byte(math.Round(x*20 + 100)) }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
