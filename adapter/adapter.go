@@ -14,9 +14,11 @@
 package adapter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -107,17 +109,23 @@ func (b *Batch) Reshape(old, s *narrow.Shape) (narrow.ShapeID, error) {
 }
 
 // Prune releases every registered shape for which keep returns false (see
-// Release) and returns how many it released. An engine whose bodies come
-// and go calls it now and then with the shapes its bodies still hold.
+// Release), in the order of their IDs, and returns how many it released.
+// An engine whose bodies come and go calls it now and then with the
+// shapes its bodies still hold.
 func (b *Batch) Prune(keep func(*narrow.Shape) bool) (released int, err error) {
+	var drop []*narrow.Shape
 	for s := range b.ids {
-		if keep(s) {
-			continue
+		if !keep(s) {
+			drop = append(drop, s)
 		}
-		err = errors.Join(err, b.Release(s))
-		released++
 	}
-	return released, err
+	// The map gives them in no particular order; the backend sees the
+	// releases, and the error lists their failures, in one.
+	slices.SortFunc(drop, func(x, y *narrow.Shape) int { return cmp.Compare(b.ids[x], b.ids[y]) })
+	for _, s := range drop {
+		err = errors.Join(err, b.Release(s))
+	}
+	return len(drop), err
 }
 
 // Shapes returns the number of shapes registered through the batch.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -269,5 +270,51 @@ func TestBatchReshape(t *testing.T) {
 				t.Errorf("Register of the new shape: %d, %v; want %d", again, err, nid)
 			}
 		})
+	}
+}
+
+// releaseLog is a backend that records the IDs it is asked to release;
+// it detects nothing.
+type releaseLog struct {
+	next     narrow.ShapeID
+	released []narrow.ShapeID
+}
+
+func (r *releaseLog) RegisterShape(*narrow.Shape) (narrow.ShapeID, error) {
+	r.next++
+	return r.next - 1, nil
+}
+
+func (r *releaseLog) UnregisterShape(id narrow.ShapeID) error {
+	r.released = append(r.released, id)
+	return nil
+}
+
+func (r *releaseLog) Detect(context.Context, []narrow.Pair, *narrow.Result) error { return nil }
+func (r *releaseLog) Close() error                                                { return nil }
+
+// TestBatchPruneOrder: Prune releases the shapes in the order of their
+// IDs, whatever the order of the batch's map, so that the backend sees
+// the same calls from run to run.
+func TestBatchPruneOrder(t *testing.T) {
+	var shapes []*narrow.Shape
+	for i := range 16 {
+		shapes = append(shapes, box(t, 0.1+0.01*float64(i)))
+	}
+	for range 20 {
+		var log releaseLog
+		b := adapter.NewBatch(&log)
+		for _, s := range shapes {
+			if _, err := b.Register(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := b.Prune(func(s *narrow.Shape) bool { return s == shapes[3] })
+		if n != 15 || err != nil {
+			t.Fatalf("Prune = %d, %v; want 15, nil", n, err)
+		}
+		if !slices.IsSorted(log.released) || len(log.released) != 15 {
+			t.Fatalf("released %v, want the 15 IDs in order", log.released)
+		}
 	}
 }
