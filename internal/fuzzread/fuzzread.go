@@ -1,5 +1,5 @@
 // Package fuzzread reads the scripts of the API fuzz targets
-// (rigid.FuzzWorldOps, cpubackend.FuzzDetect) from fuzz input: bytes,
+// (rigid.FuzzWorldOps, cpubackend.FuzzDetect, box2dadapter.FuzzWorld) from fuzz input: bytes,
 // numbers that are plain most of the time and otherwise non-finite,
 // huge, tiny or signed zero, and vectors, quaternions and poses made of
 // them.
