@@ -113,13 +113,7 @@ func FuzzWorld(f *testing.F) {
 					case 1, 3:
 						nativeBox(b, 0.2, 0.3, 1)
 					case 2:
-						s := b2.MakeB2CircleShape()
-						s.M_radius = 0.25
-						def := b2.MakeB2FixtureDef()
-						def.Shape = &s
-						def.Density = 1
-						def.Filter = b2.MakeB2Filter()
-						b.CreateFixtureFromDef(&def)
+						circle(b, 0.25)
 					}
 				}
 				if (errs[0] == nil) != (errs[1] == nil) {

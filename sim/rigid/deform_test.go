@@ -72,13 +72,7 @@ func (wv *waves) at(t testing.TB, time float64) *narrow.Shape {
 // steps, the terrain deformed before every step; it returns the poses of
 // the bodies at the end and the deepest contact of any step.
 func rideWaves(t *testing.T, workers, steps int) ([]narrow.Pose, float64, *rigid.World, *waves, []rigid.BodyID) {
-	cfg := rigid.DefaultConfig()
-	cfg.Workers = workers
-	w, err := rigid.NewWorld(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
+	w := emptyWorld(t, workers, nil)
 	wv := newWaves(t)
 	def := rigid.NewBodyDef(wv.at(t, 0), at(waveOff, 0, waveOff))
 	def.Static, def.Name = true, "waves"
@@ -103,7 +97,7 @@ func rideWaves(t *testing.T, workers, steps int) ([]narrow.Pose, float64, *rigid
 	deepest := 0.0
 	var pairs, iterative int
 	for step := range steps {
-		if err := w.SetShape(terrain, wv.at(t, w.Time()+cfg.Dt)); err != nil {
+		if err := w.SetShape(terrain, wv.at(t, w.Time()+w.Config().Dt)); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
 		if err := w.Step(context.Background()); err != nil {
@@ -301,17 +295,12 @@ func TestSetShapeBadInput(t *testing.T) {
 // time, the narrow phase's iterative steps included (each shape's
 // odometer of deformations goes back with the pair states).
 func TestDeformingRollback(t *testing.T) {
-	cfg := rigid.DefaultConfig()
-	cfg.Workers = 1
-	w, err := rigid.NewWorld(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := emptyWorld(t, 1, nil)
 	wv := newWaves(t)
 	shapes := make([]*narrow.Shape, 121)
+	var err error
 	for k := range shapes {
-		wv.fill(float64(k) * cfg.Dt)
+		wv.fill(float64(k) * w.Config().Dt)
 		if shapes[k], err = wv.base.Deform(wv.buf); err != nil {
 			t.Fatal(err)
 		}

@@ -13,12 +13,13 @@ import (
 	"github.com/irtcd/irtcd/sim/rigid"
 )
 
-// newWorld returns a world with the default configuration (one worker
-// unless cfg says otherwise) and a static ground box whose top is y = 0.
-func newWorld(t testing.TB, change func(*rigid.Config)) (*rigid.World, rigid.BodyID) {
+// emptyWorld returns a world with the default configuration and
+// workers backend workers, changed by change (if not nil), closed at the
+// end of the test.
+func emptyWorld(t testing.TB, workers int, change func(*rigid.Config)) *rigid.World {
 	t.Helper()
 	cfg := rigid.DefaultConfig()
-	cfg.Workers = 1
+	cfg.Workers = workers
 	if change != nil {
 		change(&cfg)
 	}
@@ -27,6 +28,14 @@ func newWorld(t testing.TB, change func(*rigid.Config)) (*rigid.World, rigid.Bod
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+// newWorld returns a world with the default configuration (one worker
+// unless cfg says otherwise) and a static ground box whose top is y = 0.
+func newWorld(t testing.TB, change func(*rigid.Config)) (*rigid.World, rigid.BodyID) {
+	t.Helper()
+	w := emptyWorld(t, 1, change)
 	ground, err := narrow.NewBox(mgl64.Vec3{-50, -1, -50}, mgl64.Vec3{50, 0, 50})
 	if err != nil {
 		t.Fatal(err)

@@ -24,13 +24,7 @@ func TestTerrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rigid.DefaultConfig()
-	cfg.Workers = 1
-	w, err := rigid.NewWorld(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := emptyWorld(t, 1, nil)
 	const off = -10.0 // the terrain's corner, so that it spans [-10, 10]²
 	def := rigid.NewBodyDef(terrain, at(off, 0, off))
 	def.Static, def.Name = true, "terrain"
