@@ -45,15 +45,16 @@ func bodyID(r *fuzzread.Reader, n int) rigid.BodyID {
 // FuzzWorldOps runs a script of World calls read from the input (adding
 // and removing bodies of five shapes, among them a torus and a
 // heightfield, with any flags and numbers, non-finite and huge ones
-// included; setting poses, velocities and shapes; impulses; steps; saves
-// and restores; ray, box, shape and cast queries) on two worlds: the
-// first gets every call, the second only those the first accepted, and
-// runs two backend workers where the first runs one. It fails when a call
-// panics, when an error wraps none of the package's sentinels, when the
-// second world refuses what the first accepted, or when the two worlds'
-// steps differ in any way (bodies, events, solver points, saved state):
-// a refused call must leave the world as it was, and the workers must
-// not change the result. A step that succeeds must leave every body's
+// included; setting poses, velocities and shapes; deforming shapes a
+// vertex at a time; impulses; steps; saves and restores; ray, box, shape
+// and cast queries) on two worlds: the first gets every call, the second
+// only those the first accepted, and runs two backend workers where the
+// first runs one. It fails when a call panics, when an error wraps none
+// of the package's sentinels, when the second world refuses what the
+// first accepted, or when the two worlds' steps differ in any way
+// (bodies, events, solver points, saved state): a refused call must leave
+// the world as it was, and the workers must not change the result. A
+// step that succeeds must leave every body's
 // pose finite and give finite solver points. Run it with
 //
 //	go test ./sim/rigid -run '^$' -fuzz '^FuzzWorldOps$' -fuzztime 60s -fuzzminimizetime 1s
@@ -78,8 +79,11 @@ func FuzzWorldOps(f *testing.F) {
 	f.Add(slices.Concat(ground, cube(1, 0, 0.29), []byte{2, 1, 201, v(0), v(0), v(1), v(0), v(0), v(0), 3, 1, 202, v(0), v(0), v(0), v(0), v(0), 4, 1, 208, v(0), v(0), v(0), v(0), v(0), 6, 6}))
 	f.Add(slices.Concat(ground, cube(3, 0, 0.1), cube(1, 0, 0.9), []byte{7, 6, 1, 1, 6, 8, 6, 9, v(0), v(2), v(0), v(0), v(-1), v(0), v(0), v(0.5), v(0), v(1), v(0), v(0), v(0), v(4), 3, 6}))
 	f.Add(slices.Concat(ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, v(0), v(0.5), v(0), v(0), v(1.5), v(0), 6, 5, 2, 3, 6, 10, 2, 6}))
+	terrainAt := []byte{0, 4, 1, v(-0.5), v(0), v(-0.5), v(1), v(0), v(0), v(0)}
+	f.Add(slices.Concat(ground, terrainAt, cube(1, 0, 0.68), []byte{6, 6, 11, 2, 4, v(0), v(2), v(0), 6, 6}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, shadow := emptyWorld(t, 1, nil), emptyWorld(t, 2, nil)
+		known := slices.Clone(shapes) // and the deformed ones, for the encoding
 		var saved, shadowSaved rigid.State
 		r := fuzzread.New(data)
 		// refused checks a call the first world refused; check, one both
@@ -114,7 +118,7 @@ func FuzzWorldOps(f *testing.F) {
 				break
 			}
 			n := w.NumBodies()
-			switch op := r.Byte() % 11; op {
+			switch op := r.Byte() % 12; op {
 			case 0: // AddBody
 				var s *narrow.Shape
 				if k := int(r.Byte()) % (len(shapes) + 1); k < len(shapes) {
@@ -212,6 +216,27 @@ func FuzzWorldOps(f *testing.F) {
 				id := bodyID(r, n)
 				w.Wake(id)
 				shadow.Wake(id)
+			case 11: // a body's shape deformed: one vertex moved
+				id, k, d := bodyID(r, n), int(r.Byte()), r.Vec().Mul(0.05)
+				b := w.Body(id)
+				if b == nil {
+					continue
+				}
+				old := b.Shape()
+				vs := make([]mgl64.Vec3, old.NumVertices())
+				for i := range vs {
+					vs[i] = old.Vertex(i)
+				}
+				vs[k%len(vs)] = vs[k%len(vs)].Add(d)
+				s, err := old.Deform(vs)
+				if err != nil {
+					if !errors.Is(err, narrow.ErrNonFinite) && !errors.Is(err, narrow.ErrDegenerate) && !errors.Is(err, narrow.ErrWinding) {
+						t.Fatalf("Deform: error %v wraps no sentinel", err)
+					}
+					continue
+				}
+				known = append(known, s)
+				apply("SetShape (deformed)", func(x *rigid.World) error { return x.SetShape(id, s) })
 			}
 		}
 		var s1, s2 rigid.State
@@ -221,8 +246,8 @@ func FuzzWorldOps(f *testing.F) {
 		if err := shadow.SaveState(&s2); err != nil {
 			t.Fatal(err)
 		}
-		b1, err1 := s1.AppendEncoded(nil, shapes)
-		b2, err2 := s2.AppendEncoded(nil, shapes)
+		b1, err1 := s1.AppendEncoded(nil, known)
+		b2, err2 := s2.AppendEncoded(nil, known)
 		if err1 != nil || err2 != nil || string(b1) != string(b2) {
 			at := 0
 			for at < min(len(b1), len(b2)) && b1[at] == b2[at] {
