@@ -33,7 +33,10 @@ var pairErrs = []error{narrow.ErrUnknownShape, narrow.ErrBadPose, narrow.ErrDupl
 // contact, or when the two disagree, bit for bit, on a pair that was
 // never refused (a refused pair's own state may differ afterwards, as the
 // second backend never saw it that step): a bad pair must not touch the
-// others, and the workers must not change the result. Run it with
+// others, and neither the workers nor a tracer (cpubackend.Tracer, the
+// GPU backend's path; here one in Go, with the other traversal, at once
+// or asynchronously, as the first byte says) may change the result. Run
+// it with
 //
 //	go test ./cpubackend -run '^$' -fuzz '^FuzzDetect$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzDetect(f *testing.F) {
@@ -48,10 +51,14 @@ func FuzzDetect(f *testing.F) {
 	}
 	// Seeds: bunnies and tori a little apart, stepped a few times,
 	// standard, iterative and predictive; a NaN pose, a duplicate, a
-	// 2D-3D pair, a release and a new registration, a save and a restore.
+	// 2D-3D pair, a release and a new registration, a save and a restore;
+	// two of them again with a tracer (37: iterative, sync; 68:
+	// predictive with speculative contacts, async).
 	f.Add(slices.Concat([]byte{0}, step(pair(1, 0, 0, 3), pair(2, 1, 1, 4)), step(pair(1, 0, 0, 3.05), pair(2, 1, 1, 4.05))))
 	f.Add(slices.Concat([]byte{1}, step(pair(1, 0, 1, 3.5), pair(1, 1, 1, 3), pair(3, 2, 0, 0)), []byte{3, 0}, step(pair(1, 0, 1, 3.55)), step(pair(1, 0, 1, 3.6)), []byte{3, 1}, step(pair(1, 0, 1, 3.55))))
+	f.Add(slices.Concat([]byte{37}, step(pair(1, 0, 1, 3.5), pair(1, 1, 1, 3), pair(3, 2, 0, 0)), []byte{3, 0}, step(pair(1, 0, 1, 3.55)), step(pair(1, 0, 1, 3.6)), []byte{3, 1}, step(pair(1, 0, 1, 3.55))))
 	f.Add(slices.Concat([]byte{5}, step(pair(4, 1, 0, 3.5)), []byte{4, 0, 4, 0, 0, 201, v(0), v(0), v(1), v(0), v(0), v(0), v(0), v(0), v(0), v(1), v(0), v(0), v(0)}, step(pair(4, 1, 0, 3.45)), step(pair(4, 1, 0, 3.4))))
+	f.Add(slices.Concat([]byte{68}, step(pair(4, 1, 0, 3.5)), []byte{4, 0, 4, 0, 0, 201, v(0), v(0), v(1), v(0), v(0), v(0), v(0), v(0), v(0), v(1), v(0), v(0), v(0)}, step(pair(4, 1, 0, 3.45)), step(pair(4, 1, 0, 3.4))))
 	f.Add(slices.Concat([]byte{8}, step(pair(5, 1, 1, 4)), []byte{1, 1, 2, 1}, step(pair(5, 1, 1, 4)), step(pair(5, 3, 3, 4), pair(2, 1, 0, 3.5)), step(pair(5, 3, 3, 4.05))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := fuzzread.New(data)
@@ -65,15 +72,26 @@ func FuzzDetect(f *testing.F) {
 		if flags&16 != 0 {
 			p.Response = narrow.ResponseRay
 		}
-		newB := func(workers int) *cpubackend.Backend {
-			b, err := cpubackend.New(p, cpubackend.WithWorkers(workers))
+		newB := func(opts ...cpubackend.Option) *cpubackend.Backend {
+			b, err := cpubackend.New(p, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { b.Close() })
 			return b
 		}
-		main, shadow := newB(1), newB(2)
+		// The second backend's standard rays may go through a tracer, as
+		// the GPU backend's do: one that answers them with the other
+		// traversal, at once or from a goroutine of its own while the
+		// iterative work runs.
+		shadowOpts := []cpubackend.Option{cpubackend.WithWorkers(2)}
+		switch g := (goTracer{trav: narrow.TraversalBasic}); {
+		case flags&32 != 0:
+			shadowOpts = append(shadowOpts, cpubackend.WithTracer(&g))
+		case flags&64 != 0:
+			shadowOpts = append(shadowOpts, cpubackend.WithTracer(newAsyncTracer(t, g)))
+		}
+		main, shadow := newB(cpubackend.WithWorkers(1)), newB(shadowOpts...)
 		// ids[k] is the k-th shape registered (IDs in both backends).
 		var ids []narrow.ShapeID
 		register := func(s *narrow.Shape) {

@@ -121,10 +121,12 @@ type Config struct {
 	// and edge-on-edge contacts between edges bent by more than π/3
 	// (narrow.Params.EdgeAngle), without which boxes crossing edge on edge
 	// sink into each other and stacks of boxes topple. They cost boxes
-	// little (a pile's step takes 1.44× as long, with their speculative
-	// gaps) and meshes with many
-	// sharp edges much (4.7× the narrow phase of a bunny pile): set
-	// EdgeAngle to 0 for those (docs/DESIGN.md, "Edge-on-edge contacts").
+	// little (a pile's whole step takes 1.3× as long, with their
+	// speculative gaps) and meshes with many sharp edges much (2.3× the
+	// narrow phase of 100 falling bunnies, whose 115 edges above π/3 come
+	// from the mesh's coarseness; docs/BENCHMARKS.md, "Edge-on-edge
+	// contacts" and "At sim/rigid's defaults"): set EdgeAngle to 0 for
+	// those (docs/DESIGN.md, "Edge-on-edge contacts").
 	Params  narrow.Params
 	Workers int
 	// Logger receives the backend's logs (nil: slog.Default()).

@@ -42,20 +42,23 @@ func bodyID(r *fuzzread.Reader, n int) rigid.BodyID {
 	return rigid.BodyID(int(r.Byte())%(n+3) - 1)
 }
 
-// FuzzWorldOps runs a script of World calls read from the input (adding
-// and removing bodies of five shapes, among them a torus and a
-// heightfield, with any flags and numbers, non-finite and huge ones
-// included; setting poses, velocities and shapes; deforming shapes a
-// vertex at a time; impulses; steps; saves and restores; ray, box, shape
-// and cast queries) on two worlds: the first gets every call, the second
-// only those the first accepted, and runs two backend workers where the
-// first runs one. It fails when a call panics, when an error wraps none
-// of the package's sentinels, when the second world refuses what the
-// first accepted, or when the two worlds' steps differ in any way
-// (bodies, events, solver points, saved state): a refused call must leave
-// the world as it was, and the workers must not change the result. A
-// step that succeeds must leave every body's
-// pose finite and give finite solver points. Run it with
+// FuzzWorldOps reads a configuration from the input's first byte
+// (DefaultConfig with or without continuous collision detection, edge
+// sweeps, edge-through-face contacts, sleeping, speculative and
+// edge-on-edge contacts, the deep correction rate) and then a script of
+// World calls: adding and removing bodies of five shapes, among them a
+// torus and a heightfield, with any flags and numbers, non-finite and
+// huge ones included; setting poses, velocities and shapes; deforming
+// shapes a vertex at a time; impulses; steps; saves and restores; ray,
+// box, shape and cast queries. It plays the script on two worlds: the
+// first gets every call, the second only those the first accepted, and
+// runs two backend workers where the first runs one. It fails when a call
+// panics, when an error wraps none of the package's sentinels, when the
+// second world refuses what the first accepted, or when the two worlds'
+// steps differ in any way (bodies, events, solver points, saved state):
+// a refused call must leave the world as it was, and the workers must not
+// change the result. A step that succeeds must leave every body's pose
+// finite and give finite solver points. Run it with
 //
 //	go test ./sim/rigid -run '^$' -fuzz '^FuzzWorldOps$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzWorldOps(f *testing.F) {
@@ -75,17 +78,36 @@ func FuzzWorldOps(f *testing.F) {
 	cube := func(shape byte, x, y float64) []byte {
 		return []byte{0, shape, 0, v(x), v(y), v(0), v(1), v(0), v(0), v(0)}
 	}
-	f.Add(slices.Concat(ground, cube(1, 0, 0.29), cube(1, 0.1, 0.88), []byte{6, 6, 6}))
-	f.Add(slices.Concat(ground, cube(1, 0, 0.29), []byte{2, 1, 201, v(0), v(0), v(1), v(0), v(0), v(0), 3, 1, 202, v(0), v(0), v(0), v(0), v(0), 4, 1, 208, v(0), v(0), v(0), v(0), v(0), 6, 6}))
-	f.Add(slices.Concat(ground, cube(3, 0, 0.1), cube(1, 0, 0.9), []byte{7, 6, 1, 1, 6, 8, 6, 9, v(0), v(2), v(0), v(0), v(-1), v(0), v(0), v(0.5), v(0), v(1), v(0), v(0), v(0), v(4), 3, 6}))
-	f.Add(slices.Concat(ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, v(0), v(0.5), v(0), v(0), v(1.5), v(0), 6, 5, 2, 3, 6, 10, 2, 6}))
+	f.Add(slices.Concat([]byte{0}, ground, cube(1, 0, 0.29), cube(1, 0.1, 0.88), []byte{6, 6, 6}))
+	f.Add(slices.Concat([]byte{8 | 64}, ground, cube(1, 0, 0.29), []byte{2, 1, 201, v(0), v(0), v(1), v(0), v(0), v(0), 3, 1, 202, v(0), v(0), v(0), v(0), v(0), 4, 1, 208, v(0), v(0), v(0), v(0), v(0), 6, 6}))
+	f.Add(slices.Concat([]byte{0}, ground, cube(3, 0, 0.1), cube(1, 0, 0.9), []byte{7, 6, 1, 1, 6, 8, 6, 9, v(0), v(2), v(0), v(0), v(-1), v(0), v(0), v(0.5), v(0), v(1), v(0), v(0), v(0), v(4), 3, 6}))
+	f.Add(slices.Concat([]byte{1 | 2 | 4}, ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, v(0), v(0.5), v(0), v(0), v(1.5), v(0), 6, 5, 2, 3, 6, 10, 2, 6}))
 	terrainAt := []byte{0, 4, 1, v(-0.5), v(0), v(-0.5), v(1), v(0), v(0), v(0)}
-	f.Add(slices.Concat(ground, terrainAt, cube(1, 0, 0.68), []byte{6, 6, 11, 2, 4, v(0), v(2), v(0), 6, 6}))
+	f.Add(slices.Concat([]byte{16 | 32}, ground, terrainAt, cube(1, 0, 0.68), []byte{6, 6, 11, 2, 4, v(0), v(2), v(0), 6, 6}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w, shadow := emptyWorld(t, 1, nil), emptyWorld(t, 2, nil)
+		r := fuzzread.New(data)
+		// The configuration: DefaultConfig changed by the first byte's bits.
+		flags := r.Byte()
+		change := func(c *rigid.Config) {
+			if flags&1 != 0 {
+				c.CCDMotion, c.CCDEdges = 0.05, flags&2 != 0
+			}
+			c.Params.EdgeFaces = flags&4 != 0
+			c.DisableSleep = flags&8 != 0
+			if flags&16 != 0 {
+				c.Params.Speculative = false
+			}
+			if flags&32 != 0 {
+				c.Params.EdgeAngle = 0
+				c.Params.EdgeFaces = false
+			}
+			if flags&64 != 0 {
+				c.DeepPenetration, c.DeepCorrectionRate = 0.04, 0.8
+			}
+		}
+		w, shadow := emptyWorld(t, 1, change), emptyWorld(t, 2, change)
 		known := slices.Clone(shapes) // and the deformed ones, for the encoding
 		var saved, shadowSaved rigid.State
-		r := fuzzread.New(data)
 		// refused checks a call the first world refused; check, one both
 		// made.
 		refused := func(what string, err error) {
