@@ -1,8 +1,8 @@
 // Package fuzzread reads the scripts of the API fuzz targets
-// (rigid.FuzzWorldOps, cpubackend.FuzzDetect, box2dadapter.FuzzWorld) from fuzz input: bytes,
-// numbers that are plain most of the time and otherwise non-finite,
-// huge, tiny or signed zero, and vectors, quaternions and poses made of
-// them.
+// (rigid.FuzzWorldOps, cpubackend.FuzzDetect, box2dadapter.FuzzWorld,
+// plugin.FuzzHostDetect) from fuzz input: bytes, numbers that are plain
+// most of the time and otherwise non-finite, huge, tiny or signed zero,
+// and vectors, quaternions and poses made of them.
 package fuzzread
 
 import (
