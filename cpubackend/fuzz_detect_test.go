@@ -132,14 +132,11 @@ func FuzzDetect(f *testing.F) {
 			case 0, 4: // a step; with 4, the first pair's poses are read raw
 				pairs = pairs[:0]
 				for k := range int(r.Byte())%8 + 1 {
-					pr := narrow.Pair{ID: uint64(r.Byte() % 6), A: shapeID(), B: shapeID()}
-					if op == 4 && k == 0 {
-						pr.PoseA, pr.PoseB = r.Pose(), r.Pose()
-					} else {
+					pr := narrow.Pair{ID: uint64(r.Byte() % 6), A: shapeID(), B: shapeID(), PoseA: r.Pose(), PoseB: r.Pose()}
+					if op != 4 || k > 0 {
 						// Poses near each other: positions a fifth
 						// of what Num reads (within 1 of the origin;
 						// the shapes are 1 across).
-						pr.PoseA, pr.PoseB = r.Pose(), r.Pose()
 						pr.PoseA.Pos, pr.PoseB.Pos = pr.PoseA.Pos.Mul(0.2), pr.PoseB.Pos.Mul(0.2)
 					}
 					pairs = append(pairs, pr)
