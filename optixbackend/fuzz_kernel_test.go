@@ -80,8 +80,14 @@ func FuzzKernelTrace(f *testing.F) {
 			switch r.Byte() % 3 {
 			case 0: // towards a vertex: along an edge, or through the mesh
 				d = vertex().Sub(o)
-			case 1: // along an axis, either way
-				d[r.Byte()%3] = float64(int(r.Byte()%2)*2 - 1)
+			case 1: // along an axis, either way, the other components ±0
+				b := r.Byte()
+				for i := range 3 {
+					if b>>i&1 != 0 {
+						d[i] = math.Copysign(0, -1)
+					}
+				}
+				d[b>>3%3] = float64(int(b>>5%2)*2 - 1)
 			default:
 				d = r.Vec()
 			}
