@@ -7,6 +7,57 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 )
 
+// gridBoxes reads two axis-aligned boxes from 12 bytes of fuzz input:
+// half sizes 0.25 to 1.5 and centres −3 to 3, on a grid of quarters. It
+// returns the boxes (made once per size, in cache), their half sizes,
+// and their poses (translations).
+func gridBoxes(t *testing.T, cache map[[3]int]*Shape, data []byte) (a, b *Shape, ha, hb mgl64.Vec3, pa, pb Pose) {
+	box := func(h mgl64.Vec3) *Shape {
+		k := [3]int{int(h[0] * 4), int(h[1] * 4), int(h[2] * 4)}
+		if s := cache[k]; s != nil {
+			return s
+		}
+		s := mustBox(t, h.Mul(-1), h)
+		cache[k] = s
+		return s
+	}
+	pa, pb = Pose{Rot: mgl64.QuatIdent()}, Pose{Rot: mgl64.QuatIdent()}
+	for k := range 3 {
+		ha[k], hb[k] = float64(1+int(data[k]%6))/4, float64(1+int(data[3+k]%6))/4
+		pa.Pos[k] = float64(int(data[6+k]%25)-12) / 4
+		pb.Pos[k] = float64(int(data[9+k]%25)-12) / 4
+	}
+	return box(ha), box(hb), ha, hb, pa, pb
+}
+
+// FuzzOverlapGridBoxes is TestOverlapGridBoxes fuzzed: two axis-aligned
+// boxes on a grid of quarters (shared faces, edges and corners, faces in
+// one plane) overlap exactly when their closed intervals meet on every
+// axis, and Overlap must say so both ways round.
+//
+//	go test ./narrow -run '^$' -fuzz '^FuzzOverlapGridBoxes$' -fuzztime 60s -fuzzminimizetime 1s
+func FuzzOverlapGridBoxes(f *testing.F) {
+	cache := map[[3]int]*Shape{}
+	f.Add([]byte{2, 2, 2, 2, 2, 2, 12, 12, 12, 18, 12, 12}) // faces shared
+	f.Add([]byte{2, 2, 2, 2, 2, 2, 12, 12, 12, 18, 18, 18}) // corners shared
+	f.Add([]byte{2, 2, 2, 2, 2, 2, 12, 12, 12, 19, 12, 12}) // apart by a quarter
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 12 {
+			return
+		}
+		a, b, ha, hb, pa, pb := gridBoxes(t, cache, data)
+		want := true
+		for k := range 3 {
+			want = want && math.Abs(pa.Pos[k]-pb.Pos[k]) <= ha[k]+hb[k]
+		}
+		ab, err1 := Overlap(a, b, pa, pb)
+		ba, err2 := Overlap(b, a, pb, pa)
+		if err1 != nil || err2 != nil || ab != want || ba != want {
+			t.Fatalf("A %v at %v, B %v at %v: Overlap %v and %v (%v, %v), want %v", ha, pa.Pos, hb, pb.Pos, ab, ba, err1, err2, want)
+		}
+	})
+}
+
 // FuzzCastGridBoxes casts an axis-aligned box at another by a translation,
 // both with sizes, places and motion on a grid of quarters, where the
 // exact answer is known (the first time the closed boxes' intervals meet
@@ -19,16 +70,7 @@ import (
 //
 //	go test ./narrow -run '^$' -fuzz '^FuzzCastGridBoxes$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzCastGridBoxes(f *testing.F) {
-	boxes := map[[3]int]*Shape{}
-	box := func(t *testing.T, h [3]int) *Shape {
-		if s := boxes[h]; s != nil {
-			return s
-		}
-		half := mgl64.Vec3{float64(h[0]) / 4, float64(h[1]) / 4, float64(h[2]) / 4}
-		s := mustBox(t, half.Mul(-1), half)
-		boxes[h] = s
-		return s
-	}
+	cache := map[[3]int]*Shape{}
 	// Seeds: a face sliding onto a face, edge to edge, corner to corner, a
 	// graze, and boxes touching at the start.
 	f.Add([]byte{2, 2, 2, 2, 2, 2, 12, 12, 12, 20, 12, 12, 36, 24, 24})
@@ -40,23 +82,18 @@ func FuzzCastGridBoxes(f *testing.F) {
 		if len(data) < 15 {
 			return
 		}
-		var ha, hb [3]int
-		var ca, cb, m mgl64.Vec3
+		a, b, ha, hb, pa, pb := gridBoxes(t, cache, data)
+		ca, cb := pa.Pos, pb.Pos
+		var m mgl64.Vec3
 		for k := range 3 {
-			ha[k], hb[k] = 1+int(data[k]%6), 1+int(data[3+k]%6) // half sizes 0.25 … 1.5
-			ca[k] = float64(int(data[6+k]%25)-12) / 4           // −3 … 3
-			cb[k] = float64(int(data[9+k]%25)-12) / 4
 			m[k] = float64(int(data[12+k]%49)-24) / 4 // −6 … 6
 		}
-		a, b := box(t, ha), box(t, hb)
-		pa := Pose{Pos: ca, Rot: mgl64.QuatIdent()}
-		pb := Pose{Pos: cb, Rot: mgl64.QuatIdent()}
 		// The closed boxes meet at t in [in, out]: per axis, where the
 		// moving interval meets the other's.
 		in, out := math.Inf(-1), math.Inf(1)
 		for k := range 3 {
-			lo := cb[k] - float64(hb[k])/4 - ca[k] - float64(ha[k])/4 // t·m ≥ lo
-			hi := cb[k] + float64(hb[k])/4 - ca[k] + float64(ha[k])/4 // t·m ≤ hi
+			lo := cb[k] - hb[k] - ca[k] - ha[k] // t·m ≥ lo
+			hi := cb[k] + hb[k] - ca[k] + ha[k] // t·m ≤ hi
 			switch {
 			case m[k] > 0:
 				in, out = max(in, lo/m[k]), min(out, hi/m[k])
