@@ -139,7 +139,10 @@ type PairResult struct {
 	ID        uint64
 	Contacts  []Contact
 	Manifolds []Manifold
-	Iterative bool  // updated by the iterative algorithm this step
+	// Iterative: no standard step this step; the pair was updated by
+	// the iterative algorithm, or skipped as clear of contact (its
+	// clearance held: a standard step would have found nothing).
+	Iterative bool
 	Err       error // *PairError for a pair that could not be processed
 }
 
