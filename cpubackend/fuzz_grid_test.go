@@ -20,19 +20,7 @@ import (
 //
 //	go test ./cpubackend -run '^$' -fuzz '^FuzzGridBoxContacts$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzGridBoxContacts(f *testing.F) {
-	boxes := map[[3]int]*narrow.Shape{}
-	box := func(t *testing.T, h [3]int) *narrow.Shape {
-		if s := boxes[h]; s != nil {
-			return s
-		}
-		half := mgl64.Vec3{float64(h[0]) / 4, float64(h[1]) / 4, float64(h[2]) / 4}
-		s, err := narrow.NewBox(half.Mul(-1), half)
-		if err != nil {
-			t.Fatal(err)
-		}
-		boxes[h] = s
-		return s
-	}
+	boxes := gridBoxes{}
 	// Seeds: a cube on a slab (vertices on its face), cubes corner to
 	// corner and edge to edge, a cube sunk into a larger one.
 	f.Add([]byte{2, 2, 2, 6, 1, 6, 12, 14, 12, 12, 12, 12})
@@ -50,7 +38,7 @@ func FuzzGridBoxContacts(f *testing.F) {
 			ca[k] = float64(int(data[6+k]%25)-12) / 4
 			cb[k] = float64(int(data[9+k]%25)-12) / 4
 		}
-		a, b := box(t, ha), box(t, hb)
+		a, b := boxes.get(t, ha), boxes.get(t, hb)
 		pa := narrow.Pose{Pos: ca, Rot: mgl64.QuatIdent()}
 		pb := narrow.Pose{Pos: cb, Rot: mgl64.QuatIdent()}
 		label := fmt.Sprintf("A %v at %v, B %v at %v", ha, ca, hb, cb)
@@ -60,4 +48,21 @@ func FuzzGridBoxContacts(f *testing.F) {
 		checkContactOrder(t, label, bvh)
 		compareWithReference(t, label, bvh, reference.Contacts(a, b, pa, pb), max(a.Size(), b.Size()))
 	})
+}
+
+// gridBoxes makes axis-aligned boxes centred on their origin, by half
+// sizes in quarters, once each (the grid fuzz targets' shapes).
+type gridBoxes map[[3]int]*narrow.Shape
+
+func (c gridBoxes) get(t *testing.T, h [3]int) *narrow.Shape {
+	if s := c[h]; s != nil {
+		return s
+	}
+	half := mgl64.Vec3{float64(h[0]) / 4, float64(h[1]) / 4, float64(h[2]) / 4}
+	s, err := narrow.NewBox(half.Mul(-1), half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c[h] = s
+	return s
 }

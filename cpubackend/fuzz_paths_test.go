@@ -31,20 +31,8 @@ import (
 //
 //	go test ./cpubackend -run '^$' -fuzz '^FuzzEquivalentPaths$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzEquivalentPaths(f *testing.F) {
-	boxes := map[[3]int]*narrow.Shape{}
+	boxes := gridBoxes{}
 	meshes := []*narrow.Shape{loadMesh(f, "bunny"), loadMesh(f, "torus")}
-	box := func(t *testing.T, h [3]int) *narrow.Shape {
-		if s := boxes[h]; s != nil {
-			return s
-		}
-		half := mgl64.Vec3{float64(h[0]) / 4, float64(h[1]) / 4, float64(h[2]) / 4}
-		s, err := narrow.NewBox(half.Mul(-1), half)
-		if err != nil {
-			t.Fatal(err)
-		}
-		boxes[h] = s
-		return s
-	}
 	// Seeds: two bars crossed as a "+" sinking into each other, a bar
 	// sliding along another's edge, cubes edge to edge; the bunny and the
 	// torus without the clear path, and with every helper woken.
@@ -66,7 +54,7 @@ func FuzzEquivalentPaths(f *testing.F) {
 			pa.Pos[k] = float64(int(data[7+k]%17)-8) / 4          // −2 … 2
 			pb.Pos[k] = float64(int(data[10+k]%17)-8) / 4
 		}
-		a, b := box(t, ha), box(t, hb)
+		a, b := boxes.get(t, ha), boxes.get(t, hb)
 		if flags&32 != 0 {
 			a, b = meshes[0], meshes[1]
 		}
