@@ -78,10 +78,13 @@ func (h *hostDevice) start(shapes []int32, useBVH bool, queries []narrow.RayQuer
 			h.staged += len(dst)
 		}
 	}
-	n := len(dst)
-	if unsafe.Pointer(&dst[0]) == unsafe.Add(unsafe.Pointer(&queries[0]), n*int(unsafe.Sizeof(queries[0]))) &&
-		unsafe.Pointer(&bwd[0]) == unsafe.Add(unsafe.Pointer(&fwd[0]), n*int(unsafe.Sizeof(fwd[0]))) {
-		h.packed += n
+	// Packed: each array right after the one before, compared as
+	// addresses (a pointer one past a Go array's end is invalid, and
+	// -race's pointer checks would stop on it).
+	n := uintptr(len(dst))
+	if uintptr(unsafe.Pointer(&dst[0])) == uintptr(unsafe.Pointer(&queries[0]))+n*unsafe.Sizeof(queries[0]) &&
+		uintptr(unsafe.Pointer(&bwd[0])) == uintptr(unsafe.Pointer(&fwd[0]))+n*unsafe.Sizeof(fwd[0]) {
+		h.packed += len(dst)
 	}
 	return nil
 }
