@@ -135,5 +135,6 @@
 // ErrBadVelocity, ErrBadMass, ErrBadKind); the setters and RemoveBody return one
 // wrapping ErrUnknownBody or ErrRemovedBody for an ID they cannot use;
 // Step returns ctx's error, a *PairError for a pair the backend rejected
-// (both leave the bodies untouched) or a *BodyError wrapping ErrDiverged.
+// or a *BodyError wrapping ErrDiverged, and then leaves the world as it
+// was (World.Step says what the narrow phase keeps).
 package rigid

@@ -25,7 +25,7 @@ var (
 	// ErrBadVelocity: a velocity is not finite.
 	ErrBadVelocity = errors.New("invalid velocity")
 	// ErrBadImpulse: an impulse or its point of application is not
-	// finite.
+	// finite, or the velocities it would give are not.
 	ErrBadImpulse = errors.New("invalid impulse")
 	// ErrBadMass: the shape's mass properties are unusable (e.g. a
 	// singular inertia tensor).

@@ -47,11 +47,13 @@ func (w *World) updateTouching(res []narrow.PairResult) {
 		}
 	}
 	keep(math.MaxUint64)
-	w.contactEvents = w.contactEvents[:0]
+	events := w.contactEventsPrev[:0]
 	diffKeys(prev, next, func(k uint64, begin bool) {
-		w.contactEvents = append(w.contactEvents, ContactEvent{A: BodyID(k >> 32), B: BodyID(uint32(k)), Begin: begin})
+		events = append(events, ContactEvent{A: BodyID(k >> 32), B: BodyID(uint32(k)), Begin: begin})
 	})
 	w.touching, w.touchingPrev = next, prev
+	w.contactEvents, w.contactEventsPrev = events, w.contactEvents
+	w.undo.stage = stageTouching
 	for i := range w.bodies {
 		w.bodies[i].placed = false
 	}

@@ -94,12 +94,24 @@ func rotation(q mgl64.Quat) mat3 {
 	}
 }
 
-// normalizeQuat returns q scaled to unit length (the identity for a zero
-// quaternion, which integration cannot produce from a unit one).
+// normalizeQuat returns q scaled to unit length: the identity for a zero
+// quaternion (which integration cannot produce from a unit one), a NaN
+// one for a q with a NaN or infinite component, so that integrate
+// reports the divergence. Components whose squares overflow or underflow
+// (an angular velocity near the largest float64) are scaled by the
+// largest of them first, not taken for zero.
 func normalizeQuat(q mgl64.Quat) mgl64.Quat {
 	n := math.Sqrt(q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2])
-	if !(n > 0) {
-		return mgl64.QuatIdent()
+	if !(n > 0) || math.IsInf(n, 1) {
+		s := max(math.Abs(q.W), math.Abs(q.V[0]), math.Abs(q.V[1]), math.Abs(q.V[2]))
+		switch {
+		case s == 0:
+			return mgl64.QuatIdent()
+		case math.IsNaN(s) || math.IsInf(s, 1):
+			return mgl64.Quat{W: math.NaN(), V: mgl64.Vec3{math.NaN(), math.NaN(), math.NaN()}}
+		}
+		q = mgl64.Quat{W: q.W / s, V: mgl64.Vec3{q.V[0] / s, q.V[1] / s, q.V[2] / s}}
+		n = math.Sqrt(q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2])
 	}
 	inv := 1 / n
 	return mgl64.Quat{W: q.W * inv, V: mgl64.Vec3{q.V[0] * inv, q.V[1] * inv, q.V[2] * inv}}

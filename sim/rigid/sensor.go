@@ -49,9 +49,11 @@ func (w *World) updateSensors() error {
 		w.bodies[i].moved = false
 	}
 	w.retestSensors = false
-	w.events = w.events[:0]
-	diffKeys(prev, next, func(k uint64, begin bool) { w.events = append(w.events, w.sensorEvent(k, begin)) })
+	events := w.eventsPrev[:0]
+	diffKeys(prev, next, func(k uint64, begin bool) { events = append(events, w.sensorEvent(k, begin)) })
 	w.overlaps, w.overlapsPrev = next, prev
+	w.events, w.eventsPrev = events, w.events
+	w.undo.stage = stageSensors
 	return nil
 }
 

@@ -189,7 +189,8 @@ func (w *World) prepareBodies() {
 // others could not act and would only cost iterations.
 func (w *World) buildContacts(res []narrow.PairResult) {
 	st := &w.stats
-	w.contacts = w.contacts[:0]
+	w.contacts, w.contactsPrev = w.contactsPrev[:0], w.contacts
+	w.undo.stage = stageContacts
 	dt := w.cfg.Dt
 	for i := range res {
 		r := &res[i]
@@ -425,6 +426,7 @@ func (w *World) solve() {
 			ln: c.ln, lt: c.d[1].scale(c.lt1).madd(c.d[2], c.lt2).vec3()})
 	}
 	w.warm, w.warmNext = w.warmNext, w.warm
+	w.undo.stage = stageSolved
 }
 
 // integrate moves the moving bodies with semi-implicit Euler: the centre

@@ -85,7 +85,7 @@ func (w *World) RestoreState(src *State) error {
 		return fmt.Errorf("rigid: restore state: %w", err)
 	}
 	w.persisted.copyFrom(&src.persisted)
-	w.pairs, w.restored = w.pairs[:0], true
+	w.pairs, w.noResults = w.pairs[:0], true
 	if err := w.pruneShapes(); err != nil {
 		return fmt.Errorf("rigid: restore state: %w", err)
 	}

@@ -22,9 +22,9 @@ type World struct {
 	own     bool // the world created backend and closes it
 	batch   *adapter.Batch
 	closed  bool
-	// restored: RestoreState ran since the last step (Pairs and Results
-	// are empty until the next one).
-	restored bool
+	// noResults: RestoreState ran, or a step failed, since the last
+	// step (Pairs and Results are empty until the next one).
+	noResults bool
 
 	// What later steps depend on, and the last step's reports: what a
 	// State saves (state.go).
@@ -39,13 +39,17 @@ type World struct {
 	// and a buffer for the next overlaps.
 	sensorKeys   []uint64
 	overlapsPrev []uint64
+	eventsPrev   []SensorEvent
 
-	// Contact events (events.go): a buffer for the next touching pairs.
-	touchingPrev []uint64
+	// Contact events (events.go): buffers for the next touching pairs and
+	// their changes.
+	touchingPrev      []uint64
+	contactEventsPrev []ContactEvent
 
-	// Solver.
-	warmNext []warmImpulse
-	vel      []velocity // per body, during solve
+	// Solver: buffers for the next points and impulses.
+	contactsPrev []contact
+	warmNext     []warmImpulse
+	vel          []velocity // per body, during solve
 
 	// Continuous collision detection: per body, the fraction of its
 	// motion it keeps this step.
@@ -55,6 +59,9 @@ type World struct {
 	parent  []int32
 	minTime []float64
 	wake    []bool
+
+	// What a failing step puts back (undo.go).
+	undo stepUndo
 }
 
 // persisted is the part of a World that its later steps depend on, with
@@ -423,7 +430,8 @@ func (w *World) SetVelocity(id BodyID, linear, angular mgl64.Vec3) error {
 // to body id and wakes it: the velocity of its centre of mass changes by
 // j/m and its angular velocity by I⁻¹·((p − c) × j), I the world inertia
 // tensor about the centre of mass c. A force f acting for a step is the
-// impulse f·Dt.
+// impulse f·Dt. An impulse, a point or velocities that would not be
+// finite are refused with ErrBadImpulse, the body unchanged.
 func (w *World) ApplyImpulse(id BodyID, j, p mgl64.Vec3) error {
 	b, err := w.body(id)
 	if err != nil {
@@ -439,8 +447,11 @@ func (w *World) ApplyImpulse(id BodyID, j, p mgl64.Vec3) error {
 		return &BodyError{Body: id, Name: b.name, Err: fmt.Errorf("%w: impulse %v at %v", ErrBadImpulse, j, p)}
 	}
 	iw := rotateSym(&b.rot, &b.invInertia)
-	b.v = b.v.Add(j.Mul(b.invMass))
-	b.w = b.w.Add(iw.mulVec(p.Sub(b.com).Cross(j)))
+	v, om := b.v.Add(j.Mul(b.invMass)), b.w.Add(iw.mulVec(p.Sub(b.com).Cross(j)))
+	if !finiteVec(v) || !finiteVec(om) {
+		return &BodyError{Body: id, Name: b.name, Err: fmt.Errorf("%w: impulse %v at %v gives the velocities %v, %v", ErrBadImpulse, j, p, v, om)}
+	}
+	b.v, b.w = v, om
 	w.Wake(id)
 	return nil
 }
@@ -483,7 +494,7 @@ func (w *World) Pairs() []Pair { return w.pairs }
 // order. It aliases the batch's storage and stays valid until the next
 // step. After RestoreState it is empty until the next step.
 func (w *World) Results() []narrow.PairResult {
-	if w.restored {
+	if w.noResults {
 		return nil
 	}
 	return w.batch.Results()
@@ -557,11 +568,17 @@ func (w *World) ContactPoints(dst []ContactPoint) []ContactPoint {
 }
 
 // Step advances the world by Dt: broad phase, one narrow-phase batch for
-// every pair, waking, the contact solver, integration and sleeping. It
-// returns ctx's error (wrapped) when ctx is done before or during the
-// narrow phase, a *PairError when the narrow phase rejected a pair, and
-// in both cases leaves the bodies as they were; a *BodyError wrapping
-// ErrDiverged when a body's state became non-finite.
+// every pair, waking, the contact solver, integration and sleeping. A
+// step that fails leaves the world as it was: the bodies (poses,
+// velocities, sleep), the last step's reports (ContactEvents, Touching,
+// SensorEvents, SensorOverlaps, ContactPoints, Stats) and the step count;
+// Pairs and Results are empty until the next step. The narrow phase
+// keeps what it learnt from the poses it saw, which are the bodies'
+// poses again. It returns ctx's error (wrapped) when ctx is done before
+// or during the narrow phase, a *PairError when the narrow phase (or a
+// sensor's overlap test) rejected a pair, and a *BodyError wrapping
+// ErrDiverged when a body's state would have become non-finite: remove
+// the body, or change its velocity or the forces on it, and step again.
 func (w *World) Step(ctx context.Context) error {
 	if w.closed {
 		return fmt.Errorf("rigid: step: %w", ErrClosed)
@@ -569,10 +586,20 @@ func (w *World) Step(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("rigid: step %d: %w", w.steps, err)
 	}
+	w.beginStep()
+	if err := w.step(ctx); err != nil {
+		w.rollback()
+		return err
+	}
+	return nil
+}
+
+// step is Step once it has recorded what a failure puts back.
+func (w *World) step(ctx context.Context) error {
 	start := time.Now()
 	st := &w.stats
 	*st = StepStats{}
-	w.restored = false
+	w.noResults = false
 
 	w.broadPhase()
 	if err := w.updateSensors(); err != nil {
@@ -620,7 +647,7 @@ func (w *World) Step(ctx context.Context) error {
 	if err := w.integrate(); err != nil {
 		return err
 	}
-	w.updateSleep()
+	w.updateSleep() // nothing fails from here on
 	w.steps++
 	st.Total = time.Since(start)
 	return nil
