@@ -324,3 +324,27 @@ func ExampleShape_Deform() {
 	// Output:
 	// same triangles: true; the surface at (2, 2) at y = 0.800; moved at most 0.800
 }
+
+// How far a small cube in the hole of a torus is from it: the distance
+// to its inner rim (radius 1.5 at its vertices, less between them), not
+// to its bounding box, which holds the cube.
+func ExampleDistance() {
+	torus, err := narrow.LoadOBJ("../testdata/torus.obj")
+	if err != nil {
+		panic(err)
+	}
+	cube, err := narrow.NewBox(mgl64.Vec3{-0.05, -0.05, -0.05}, mgl64.Vec3{0.05, 0.05, 0.05})
+	if err != nil {
+		panic(err)
+	}
+	c, ok, err := narrow.Distance(cube, torus, narrow.Identity, narrow.Identity, math.Inf(1))
+	if err != nil {
+		panic(err)
+	}
+	box := torus.Bounds()
+	fmt.Printf("apart: %v, overlap: %v, in the box: %v\n", ok, c.Overlap, box.Contains([3]float64{}))
+	fmt.Printf("distance %.3f\n", c.Dist)
+	// Output:
+	// apart: true, overlap: false, in the box: true
+	// distance 1.422
+}

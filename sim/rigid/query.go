@@ -222,3 +222,84 @@ func (w *World) ShapeCast(s *narrow.Shape, pose narrow.Pose, motion mgl64.Vec3, 
 	}
 	return hit, true, nil
 }
+
+// Distance returns how far apart bodies a and b are, at their current
+// poses, and their closest points (narrow.Distance: exact for concave
+// shapes; 0 and Closest.Overlap when they overlap), if they are at most
+// max apart (math.Inf(1): any distance), and whether they are. Errors
+// wrap ErrUnknownBody, ErrRemovedBody or narrow.ErrBadParams (a NaN or
+// negative max). It allocates nothing.
+func (w *World) Distance(a, b BodyID, max float64) (narrow.Closest, bool, error) {
+	ba, err := w.body(a)
+	if err != nil {
+		return narrow.Closest{}, false, fmt.Errorf("rigid: distance: %w", err)
+	}
+	bb, err := w.body(b)
+	if err != nil {
+		return narrow.Closest{}, false, fmt.Errorf("rigid: distance: %w", err)
+	}
+	c, ok, err := narrow.Distance(ba.shape, bb.shape, ba.pose, bb.pose, max)
+	if err != nil {
+		return narrow.Closest{}, false, fmt.Errorf("rigid: distance: bodies %d and %d: %w", a, b, err)
+	}
+	return c, ok, nil
+}
+
+// Nearest returns the body nearest to shape s at pose, among those for
+// which keep returns true (nil: every body; removed bodies never), within
+// max (math.Inf(1): any distance), with the distance and closest points
+// (narrow.Distance, s as shape A): the proximity query of an AI's sensor
+// or a placement tool's clearance. Bodies whose world boxes lie farther
+// from the shape's box than the nearest so far are skipped; ties go to
+// the lower body ID; a body s overlaps is at distance 0. ok is false when
+// no body is within max. s must be a 3D shape, pose valid and max not NaN
+// or negative: otherwise the error wraps ErrNilShape, ErrNotMesh,
+// narrow.ErrBadPose or narrow.ErrBadParams. It allocates nothing.
+func (w *World) Nearest(s *narrow.Shape, pose narrow.Pose, max float64, keep func(BodyID) bool) (id BodyID, c narrow.Closest, ok bool, err error) {
+	if s == nil || s.NumPrims() == 0 {
+		return 0, narrow.Closest{}, false, fmt.Errorf("rigid: nearest: %w", ErrNilShape)
+	}
+	if s.Dim() != narrow.Dim3 {
+		return 0, narrow.Closest{}, false, fmt.Errorf("rigid: nearest: %w", ErrNotMesh)
+	}
+	p, err := narrow.NewPose(pose.Pos, pose.Rot)
+	if err != nil {
+		return 0, narrow.Closest{}, false, fmt.Errorf("rigid: nearest: %w", err)
+	}
+	if math.IsNaN(max) || max < 0 {
+		return 0, narrow.Closest{}, false, fmt.Errorf("rigid: nearest: %w: max %v", narrow.ErrBadParams, max)
+	}
+	t := p.Transform()
+	box := s.Bounds().Transformed(&t)
+	best := max
+	for i := range w.bodies {
+		b := &w.bodies[i]
+		if b.removed || keep != nil && !keep(BodyID(i)) {
+			continue
+		}
+		bb := b.shape.Bounds().Transformed(&narrow.Transform{R: b.rot, T: b.pose.Pos})
+		if boxGap(&box, &bb) > best {
+			continue
+		}
+		d, near, err := narrow.Distance(s, b.shape, p, b.pose, best)
+		if err != nil {
+			return 0, narrow.Closest{}, false, fmt.Errorf("rigid: nearest: body %d: %w", i, err)
+		}
+		if !near || ok && d.Dist >= best {
+			continue
+		}
+		best, id, c, ok = d.Dist, BodyID(i), d, true
+	}
+	return id, c, ok, nil
+}
+
+// boxGap returns the distance between two boxes (0 when they meet).
+func boxGap(a, b *narrow.AABB) float64 {
+	s := 0.0
+	for k := range 3 {
+		if g := max(a.Min[k]-b.Max[k], b.Min[k]-a.Max[k]); g > 0 {
+			s += g * g
+		}
+	}
+	return math.Sqrt(s)
+}

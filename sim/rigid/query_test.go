@@ -434,3 +434,99 @@ func unitSquare(t *testing.T) *narrow.Shape {
 	}
 	return s
 }
+
+// TestDistanceNearest checks World.Distance on two boxes a known distance
+// apart, and World.Nearest against World.Distance to every kept body (the
+// least, ties to the lower ID) for probes at random places among a
+// scattered field of bunnies, tori and boxes; and the refusals.
+func TestDistanceNearest(t *testing.T) {
+	w, ground := newWorld(t, nil)
+	unit := box(t, mgl64.Vec3{0.5, 0.5, 0.5})
+	a, err := w.AddBody(rigid.NewBodyDef(unit, at(0, 3, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.AddBody(rigid.NewBodyDef(unit, at(2.5, 3, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok, err := w.Distance(a, b, math.Inf(1))
+	if err != nil || !ok || math.Abs(c.Dist-1.5) > 1e-12 || c.Normal().Sub(mgl64.Vec3{1, 0, 0}).Len() > 1e-12 {
+		t.Fatalf("Distance of the boxes: %+v, %v, %v; want 1.5 along +x", c, ok, err)
+	}
+	if c, ok, err := w.Distance(a, ground, 2); err != nil || ok {
+		t.Errorf("within 2 of the ground, 2.5 away: %+v, %v, %v", c, ok, err)
+	}
+	if c, ok, err := w.Distance(a, ground, 3); err != nil || !ok || math.Abs(c.Dist-2.5) > 1e-12 {
+		t.Errorf("within 3 of the ground, 2.5 away: %+v, %v, %v", c, ok, err)
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	shapes := []*narrow.Shape{mesh(t, "bunny"), mesh(t, "torus"), unit}
+	for k := range 12 {
+		pose := narrow.Pose{Pos: mgl64.Vec3{12*rng.Float64() - 6, 1 + 4*rng.Float64(), 12*rng.Float64() - 6},
+			Rot: mgl64.QuatRotate(3*rng.Float64(), mgl64.Vec3{1, 2, 3}.Normalize())}
+		if _, err := w.AddBody(rigid.NewBodyDef(shapes[k%3], pose)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	probe := box(t, mgl64.Vec3{0.2, 0.3, 0.1})
+	notGround := func(id rigid.BodyID) bool { return id != ground }
+	found := 0
+	for range 20 {
+		pose := narrow.Pose{Pos: mgl64.Vec3{14*rng.Float64() - 7, 1 + 5*rng.Float64(), 14*rng.Float64() - 7}, Rot: mgl64.QuatIdent()}
+		for _, max := range []float64{math.Inf(1), 1} {
+			id, got, ok, err := w.Nearest(probe, pose, max, notGround)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The reference: the probe as a body of its own.
+			wantOK, wantID, want := false, rigid.BodyID(0), narrow.Closest{}
+			for j := range rigid.BodyID(w.NumBodies()) {
+				if j == ground {
+					continue
+				}
+				d, near, err := narrow.Distance(probe, w.Body(j).Shape(), pose, w.Body(j).Pose(), max)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if near && (!wantOK || d.Dist < want.Dist) {
+					wantOK, wantID, want = true, j, d
+				}
+			}
+			if ok != wantOK || ok && (id != wantID || got != want) {
+				t.Fatalf("probe at %v within %v: body %d %+v %v; want body %d %+v %v", pose.Pos, max, id, got, ok, wantID, want, wantOK)
+			}
+			if ok {
+				found++
+			}
+		}
+	}
+	if found < 25 {
+		t.Errorf("only %d probes found a body: the test is too easy", found)
+	}
+	if err := w.RemoveBody(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"removed body", second(w.Distance(a, b, 1)), rigid.ErrRemovedBody},
+		{"unknown body", second(w.Distance(a, 99, 1)), rigid.ErrUnknownBody},
+		{"NaN max", second(w.Distance(a, ground, math.NaN())), narrow.ErrBadParams},
+		{"nil probe", fourth(w.Nearest(nil, narrow.Identity, 1, nil)), rigid.ErrNilShape},
+		{"negative max", fourth(w.Nearest(probe, narrow.Identity, -1, nil)), narrow.ErrBadParams},
+	} {
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { w.Nearest(probe, narrow.Identity, math.Inf(1), nil) }); n != 0 {
+		t.Errorf("Nearest: %v allocations a call", n)
+	}
+}
+
+func second(_ narrow.Closest, _ bool, err error) error { return err }
+
+func fourth(_ rigid.BodyID, _ narrow.Closest, _ bool, err error) error { return err }
