@@ -108,14 +108,14 @@ type distNode struct {
 	first, count int32
 }
 
-// distPair is two subtrees to compare, and the squared distance between
-// their boxes (in b's frame).
+// distPair is two subtrees to compare, and a lower bound of the squared
+// distance between them (bound).
 type distPair struct {
 	a, b distNode
 	lb   float64
 }
 
-// root returns the subtree of s's whole hierarchy.
+// distRoot returns the subtree of s's whole hierarchy.
 func distRoot(s *Shape) distNode {
 	box := s.bounds
 	if s.fat == nil {
@@ -124,7 +124,7 @@ func distRoot(s *Shape) distNode {
 	return distNode{box: box}
 }
 
-// children returns the two subtrees of interior node n of s.
+// distChildren returns the two subtrees of interior node n of s.
 func distChildren(s *Shape, n *distNode) (c [2]distNode) {
 	f := &s.fat[n.first]
 	for k := range 2 {
@@ -139,8 +139,10 @@ func distChildren(s *Shape, n *distNode) (c [2]distNode) {
 	return c
 }
 
-// bound returns the squared distance between a's subtree x, mapped into
-// b's frame, and b's subtree y, less the slack.
+// bound returns a lower bound of the squared distance between a's subtree
+// x and b's subtree y: the larger of their boxes' distances with x's box
+// mapped into b's frame and with y's mapped into a's (each mapped box
+// holds the other's), less the slack.
 func (q *distQuery) bound(x, y *distNode) float64 {
 	bx := x.box.Transformed(&q.ab)
 	by := y.box.Transformed(&q.ba)
