@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -49,12 +47,8 @@ type castJSON struct {
 func runCast(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cast", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fileA := fs.String("a", "", "mesh `FILE` of the moving body a (.obj, .stl, .ply, .gltf or .glb)")
-	fileB := fs.String("b", "", "mesh `FILE` of body b")
-	poseA := fs.String("pose-a", identityPose, "`POSE` of body a at the start: \"tx ty tz qw qx qy qz\"")
-	poseB := fs.String("pose-b", identityPose, "`POSE` of body b")
+	bodies := addTwoBodies(fs, "the moving body a")
 	motion := fs.String("motion", "", "the translation of body a: \"`x y z`\"")
-	weld := fs.Bool("weld", false, "merge each mesh's vertices at equal coordinates first (narrow.Weld)")
 	fail := failer(stderr, "cast")
 	if err := parseFlags(fs, args, stderr, func() string { return castDoc }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,35 +56,19 @@ func runCast(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return fail(exitUsage, "%v", err)
 	}
-	switch {
-	case *fileA == "" || *fileB == "":
-		return fail(exitUsage, "need -a FILE and -b FILE (run 'irtcd cast -h' for usage)")
-	case *motion == "":
+	if err := bodies.missing("cast"); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if *motion == "" {
 		return fail(exitUsage, "need -motion \"x y z\"")
 	}
 	var m mgl64.Vec3
 	if err := parseNumbers(*motion, []string{"x", "y", "z"}, m[:]); err != nil {
 		return fail(exitUsage, "-motion: %v", err)
 	}
-	pa, err := parsePoseString(*poseA)
+	a, b, pa, pb, err := bodies.load()
 	if err != nil {
-		return fail(exitUsage, "-pose-a: %v", err)
-	}
-	pb, err := parsePoseString(*poseB)
-	if err != nil {
-		return fail(exitUsage, "-pose-b: %v", err)
-	}
-	how := asIs
-	if *weld {
-		how = welded
-	}
-	a, err := loadShape(*fileA, how, 0)
-	if err != nil {
-		return fail(exitUsage, "-a: %v", err)
-	}
-	b, err := loadShape(*fileB, how, 0)
-	if err != nil {
-		return fail(exitUsage, "-b: %v", err)
+		return fail(exitUsage, "%v", err)
 	}
 	c, hit, err := narrow.CastShape(a, b, pa, pb, m)
 	if err != nil {
@@ -105,12 +83,5 @@ func runCast(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			out.Point, out.Normal = &p, &n
 		}
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return fail(exitFail, "%v", err)
-	}
-	if _, err := fmt.Fprintf(stdout, "%s\n", data); err != nil {
-		return fail(exitFail, "write: %v", err)
-	}
-	return exitOK
+	return writeJSONLine(stdout, fail, out)
 }

@@ -83,3 +83,59 @@ func TestCastBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDistance: two unit cubes (corners at the origin) 3 apart along x
+// are 2 apart, between a's face x = 1 and b's face x = 3; within -max 1
+// they are not near; moved into each other they overlap.
+func TestDistance(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		near    bool
+		overlap bool
+		dist    float64
+	}{
+		{"apart", []string{"-pose-b", "3 0 0 1 0 0 0"}, true, false, 2},
+		{"apart, within 2", []string{"-pose-b", "3 0 0 1 0 0 0", "-max", "2"}, true, false, 2},
+		{"farther than -max", []string{"-pose-b", "3 0 0 1 0 0 0", "-max", "1"}, false, false, 0},
+		{"overlapping", []string{"-pose-b", "0.5 0.5 0 1 0 0 0"}, true, true, 0},
+	} {
+		out := mustRun(t, "", append([]string{"distance", "-a", f.unit, "-b", f.unit}, tc.args...)...)
+		var got distanceJSON
+		if err := json.Unmarshal([]byte(out), &got); err != nil || !strings.HasSuffix(out, "}\n") {
+			t.Fatalf("%s: output %q: %v", tc.name, out, err)
+		}
+		switch {
+		case got.Near != tc.near:
+			t.Errorf("%s: %s, want near %v", tc.name, out, tc.near)
+		case !tc.near:
+			if got.Distance != nil {
+				t.Errorf("%s: %s, want only near false", tc.name, out)
+			}
+		case got.Overlap == nil || *got.Overlap != tc.overlap || got.Distance == nil || *got.Distance != tc.dist:
+			t.Errorf("%s: %s, want overlap %v at distance %v", tc.name, out, tc.overlap, tc.dist)
+		case tc.overlap:
+			if got.A != nil || got.PrimA != nil {
+				t.Errorf("%s: %s, want no points", tc.name, out)
+			}
+		case got.A == nil || got.B == nil || got.PrimA == nil || got.A[0] != 1 || got.B[0] != 3:
+			t.Errorf("%s: %s, want points on x = 1 and x = 3", tc.name, out)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-a", f.unit}, "need -a FILE and -b FILE (run 'irtcd distance -h' for usage)"},
+		{[]string{"-a", f.unit, "-b", f.unit, "-max", "-1"}, `-max: "-1" is not a distance`},
+		{[]string{"-a", f.unit, "-b", f.unit, "-max", "NaN"}, `-max: "NaN" is not a distance`},
+		{[]string{"-a", f.unit, "-b", f.unit, "-pose-b", "0 0 0 0 0 0 0"}, "-pose-b:"},
+		{[]string{"-a", f.badSyntax, "-b", f.unit}, "-a: " + f.badSyntax},
+	} {
+		code, stdout, stderr := runArgs(t, "", append([]string{"distance"}, tc.args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}

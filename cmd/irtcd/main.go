@@ -51,6 +51,7 @@ type command struct {
 var commands = []command{
 	{name: "contacts", summary: "contact points between two meshes (OBJ, STL, PLY, glTF), or for a file of cases", run: runContacts},
 	{name: "cast", summary: "where a mesh moved by a translation first touches another: fraction, point, normal", run: runCast},
+	{name: "distance", summary: "how far apart two meshes are, and their closest points", run: runDistance},
 	{name: "mesh", summary: "check meshes (OBJ, STL, PLY, glTF) as irtcd reads them and print their properties", run: runMesh},
 	{name: "demo", summary: "simulate a 2D box2d scene through irtcd and write an animated GIF", run: runDemo},
 	{name: "demo3d", summary: "simulate a 3D rigid-body scene (sim/rigid) through irtcd and write an animated GIF", run: runDemo3D},
