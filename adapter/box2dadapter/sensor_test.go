@@ -410,3 +410,54 @@ func TestTestOverlap(t *testing.T) {
 		t.Errorf("%d poses compared, %d overlapping: too few", compared, hits)
 	}
 }
+
+// TestDistance checks Adapter.Distance: a circle in a U's gap is as far
+// from the U as from its nearer arm or its bottom (the hull's distance
+// would be 0); and between box2d's own shapes it agrees with box2d's
+// b2Distance within the conversion's tolerance (the circle's inscribed
+// polygon, the polygon's skin).
+func TestDistance(t *testing.T) {
+	w, ad := newWorld(t)
+	u := box2dadapter.AddPolygon(body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0), mustShape(t, uShape(1, 1, 0.2)), 0)
+	ball := body(w, b2.B2BodyType.B2_dynamicBody, 0, 0, 0)
+	fc := circle(ball, 0.1)
+	for _, c := range []struct {
+		x, y, want float64
+	}{{0, 0.6, 0.3}, {0.5, 0.6, 0.2}, {0, 0.35, 0.05}} {
+		ball.SetTransform(b2.B2Vec2{X: c.x, Y: c.y}, 0)
+		d, ok, err := ad.Distance(fc, 0, u, 0, math.Inf(1))
+		if err != nil || !ok || d.Overlap || math.Abs(d.Dist-c.want) > 0.002 || d.PA[2] != 0 {
+			t.Errorf("circle at (%v, %v): %+v, %v, %v; want %v", c.x, c.y, d, ok, err, c.want)
+		}
+	}
+
+	box := body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0)
+	fb := nativeBox(box, 0.5, 0.3, 0)
+	rng := rand.New(rand.NewPCG(4, 1))
+	compared := 0
+	for range 500 {
+		box.SetTransform(b2.B2Vec2{}, 2*math.Pi*rng.Float64())
+		ball.SetTransform(b2.B2Vec2{X: 4*rng.Float64() - 2, Y: 4*rng.Float64() - 2}, 0)
+		in := b2.MakeB2DistanceInput()
+		in.ProxyA.Set(fb.GetShape(), 0)
+		in.ProxyB.Set(fc.GetShape(), 0)
+		in.TransformA, in.TransformB, in.UseRadii = box.GetTransform(), ball.GetTransform(), true
+		cache := b2.MakeB2SimplexCache()
+		var out b2.B2DistanceOutput
+		b2.B2Distance(&out, &cache, &in)
+		got, ok, err := ad.Distance(fb, 0, fc, 0, math.Inf(1))
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		if out.Distance < 0.03 {
+			continue // within the tolerance of touching
+		}
+		if math.Abs(got.Dist-out.Distance) > 0.02 {
+			t.Fatalf("box turned %v, circle at %v: distance %v, box2d %v", box.GetAngle(), ball.GetPosition(), got.Dist, out.Distance)
+		}
+		compared++
+	}
+	if compared < 400 {
+		t.Errorf("%d poses compared: too few", compared)
+	}
+}

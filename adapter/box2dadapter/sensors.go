@@ -172,3 +172,30 @@ func (a *Adapter) showSensors() {
 	clear(a.sensors)
 	a.sensors = a.sensors[:0]
 }
+
+// Distance returns how far apart child childA of fixture fA and child
+// childB of fixture fB are at their bodies' current transforms, and their
+// closest points (narrow.Distance: exact, concave outlines included; the
+// points' z is 0), if they are at most max apart (math.Inf(1): any), and
+// whether they are; fixtures that overlap are at distance 0
+// (narrow.Closest.Overlap). It is box2d's b2Distance for worlds with
+// irtcd shapes, which box2d's own cannot measure; box2d's own shapes are
+// measured as the adapter converts them (see nativePolygon: a circle is
+// its inscribed polygon, a polygon is grown by its skin). An error names
+// a shape that cannot be converted, or a NaN or negative max
+// (narrow.ErrBadParams).
+func (a *Adapter) Distance(fA *b2.B2Fixture, childA int, fB *b2.B2Fixture, childB int, max float64) (narrow.Closest, bool, error) {
+	sa, err := a.shapeOf(fA, childA)
+	if err != nil {
+		return narrow.Closest{}, false, fmt.Errorf("box2dadapter: distance: fixture A: %w", err)
+	}
+	sb, err := a.shapeOf(fB, childB)
+	if err != nil {
+		return narrow.Closest{}, false, fmt.Errorf("box2dadapter: distance: fixture B: %w", err)
+	}
+	c, ok, err := narrow.Distance(sa, sb, pose(fA.M_body.M_xf), pose(fB.M_body.M_xf), max)
+	if err != nil {
+		return narrow.Closest{}, false, fmt.Errorf("box2dadapter: distance: %w", err)
+	}
+	return c, ok, nil
+}
