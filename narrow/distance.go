@@ -146,7 +146,26 @@ func distChildren(s *Shape, n *distNode) (c [2]distNode) {
 func (q *distQuery) bound(x, y *distNode) float64 {
 	bx := x.box.Transformed(&q.ab)
 	by := y.box.Transformed(&q.ba)
-	d := math.Sqrt(max(aabbDist2(&bx, &y.box), aabbDist2(&x.box, &by))) - q.slack
+	d := math.Sqrt(max(aabbDist2(&bx, &y.box), aabbDist2(&x.box, &by)))
+	// The gap between the boxes along the line through their centres:
+	// each box's extent along a unit axis n is Σ|n·eᵢ|.
+	var cx, cy, n [3]float64
+	for ax := range 3 {
+		cx[ax] = 0.5 * (bx.Min[ax] + bx.Max[ax])
+		cy[ax] = 0.5 * (y.box.Min[ax] + y.box.Max[ax])
+		n[ax] = cy[ax] - cx[ax]
+	}
+	if l := len3(n); l > 0 {
+		n = scale3(n, 1/l)
+		var ex, ey float64
+		for i := range 3 {
+			h := 0.5 * (x.box.Max[i] - x.box.Min[i])
+			ex += math.Abs(n[0]*q.ab.R[i]+n[1]*q.ab.R[3+i]+n[2]*q.ab.R[6+i]) * h
+			ey += math.Abs(n[i]) * 0.5 * (y.box.Max[i] - y.box.Min[i])
+		}
+		d = max(d, l-ex-ey)
+	}
+	d -= q.slack
 	if d <= 0 {
 		return 0
 	}
@@ -230,6 +249,13 @@ func (q *distQuery) leaves(x, y *distNode) {
 			if q.apart(&ea.box, &eb.box) {
 				continue
 			}
+			if ea.n == 3 && eb.n == 3 {
+				// All of one triangle on one side of the other's plane:
+				// the least of its distances to it is a lower bound.
+				if g := max(planeGap(&ea, eb), planeGap(eb, &ea)) - q.slack; g > 0 && g*g > q.best {
+					continue
+				}
+			}
 			d2, ca, cb := primDist2(&ea, eb)
 			switch {
 			case d2 > q.best:
@@ -250,12 +276,13 @@ func (q *distQuery) apart(p, r *AABB) bool {
 }
 
 // distPrim is a primitive in b's frame: its points (3 for a triangle, 2
-// for a segment), its form for primData.closest, and its box.
+// for a segment) and its box.
 type distPrim struct {
 	p   [3][3]float64
 	n   int
-	tri primData
 	box AABB
+	nrm [3]float64 // a triangle's unit normal; its plane is nrm·x = off
+	off float64
 }
 
 // setPrim makes the primitive p of s, mapped by t (nil: as it is).
@@ -274,18 +301,40 @@ func (e *distPrim) setPrim(s *Shape, p *primData, t *Transform) {
 	}
 }
 
+// planeGap returns how far triangle o lies from triangle e's plane if all
+// of it lies on one side, else 0.
+func planeGap(e, o *distPrim) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range 3 {
+		d := dot3(e.nrm, o.p[i]) - e.off
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	switch {
+	case lo > 0:
+		return lo
+	case hi < 0:
+		return -hi
+	}
+	return 0
+}
+
 // set makes the primitive the segment p0-p1, or the first edge of a
 // triangle whose third point set3 gives.
 func (e *distPrim) set(p0, p1 [3]float64) {
 	e.p[0], e.p[1], e.n = p0, p1, 2
-	e.tri = primData{v0: p0, e1: sub3(p1, p0), c: -1}
 	e.box = pointsBox(p0, p1)
 }
 
+// set3 makes the primitive a triangle, with p2 its third point, and
+// sets its plane.
 func (e *distPrim) set3(p2 [3]float64) {
 	e.p[2], e.n = p2, 3
-	e.tri.e2, e.tri.c = sub3(p2, e.p[0]), 0
 	e.box = pointsBox(e.p[0], e.p[1], p2)
+	n := cross3(sub3(e.p[1], e.p[0]), sub3(p2, e.p[0]))
+	if l := len3(n); l > 0 {
+		n = scale3(n, 1/l)
+	}
+	e.nrm, e.off = n, dot3(n, e.p[0])
 }
 
 // aabbDist2 returns the squared distance between two boxes.
@@ -301,23 +350,26 @@ func aabbDist2(p, q *AABB) float64 {
 
 // primDist2 returns the squared distance between two primitives that do
 // not meet, triangles or segments, and their closest points: the least
-// over the vertices of each against the other triangle, and over their
-// edges' pairs. (Two triangles that met could be nearest where an edge
+// over the vertices of each that project into the other triangle, and
+// over their edges' pairs. (Two triangles that met could be nearest where an edge
 // of one crosses the other; Distance rules that out with Overlap.) Ties
 // keep the first found, in this order.
 func primDist2(x, y *distPrim) (best float64, bx, by [3]float64) {
 	best = math.Inf(1)
 	if x.n == 3 && y.n == 3 {
+		var q [3]float64
 		for i := range 3 {
-			q, _ := y.tri.closest(&x.p[i])
-			if d2 := dist2(&x.p[i], &q); d2 < best {
-				best, bx, by = d2, x.p[i], q
+			if y.project(&q, &x.p[i]) {
+				if d2 := dist2(&x.p[i], &q); d2 < best {
+					best, bx, by = d2, x.p[i], q
+				}
 			}
 		}
 		for i := range 3 {
-			p, _ := x.tri.closest(&y.p[i])
-			if d2 := dist2(&p, &y.p[i]); d2 < best {
-				best, bx, by = d2, p, y.p[i]
+			if x.project(&q, &y.p[i]) {
+				if d2 := dist2(&q, &y.p[i]); d2 < best {
+					best, bx, by = d2, q, y.p[i]
+				}
 			}
 		}
 	}
@@ -334,6 +386,26 @@ func primDist2(x, y *distPrim) (best float64, bx, by [3]float64) {
 		}
 	}
 	return best, bx, by
+}
+
+// project sets q to p's projection onto triangle e's plane and reports
+// whether it falls inside the triangle (on the inner side of its three
+// edges, seen along the normal). Outside, the point of the triangle
+// nearest p lies on an edge, and an edge of p's own triangle, against
+// that edge, is at least as near: primDist2's edge pairs cover it.
+func (e *distPrim) project(q, p *[3]float64) bool {
+	n := &e.nrm
+	d := n[0]*p[0] + n[1]*p[1] + n[2]*p[2] - e.off
+	q[0], q[1], q[2] = p[0]-d*n[0], p[1]-d*n[1], p[2]-d*n[2]
+	for k := range 3 {
+		a, b := &e.p[k], &e.p[(k+1)%3]
+		ux, uy, uz := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+		vx, vy, vz := q[0]-a[0], q[1]-a[1], q[2]-a[2]
+		if (uy*vz-uz*vy)*n[0]+(uz*vx-ux*vz)*n[1]+(ux*vy-uy*vx)*n[2] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func boolInt(b bool) int {
