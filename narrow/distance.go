@@ -71,16 +71,18 @@ func Distance(a, b *Shape, pa, pb Pose, max float64) (Closest, bool, error) {
 	q.ab.SetRelative(&tb, &ta) // a's coordinates into b's frame
 	q.ba.SetRelative(&ta, &tb)
 	q.a, q.b = a, b
-	q.best, q.primA, q.primB = max*max, -1, -1
+	// max² widened by a few ulps, so that no pair within max is lost to
+	// its rounding; the answer is checked against max itself below.
+	q.best, q.primA, q.primB = max*max*(1+1e-15), -1, -1
 	// Boxes of a mapped into b's frame, and rounding in the primitive
 	// tests, may err by a few ulps of the coordinates: a box pair is
 	// skipped only when it is farther than this beyond the best.
 	q.slack = 1e-12 * (a.size + b.size + len3(q.ab.T))
 	q.run()
-	if q.primA < 0 {
+	d := math.Sqrt(q.best)
+	if q.primA < 0 || d > max {
 		return Closest{}, false, nil
 	}
-	d := math.Sqrt(q.best)
 	return Closest{Dist: d, PA: tb.Apply(q.pa), PB: tb.Apply(q.pb), PrimA: q.primA, PrimB: q.primB}, true, nil
 }
 
