@@ -45,7 +45,11 @@
 //     with it). Woken bodies stay still, as if static, until the end of
 //     the step (their pairs with other sleeping or static bodies were not
 //     detected this step) and move from the next one.
-//  4. Velocities: gravity and damping; then the contact solver.
+//  4. Velocities: gravity and damping; then the contact solver. Before
+//     it, the function World.SetPreSolve sets (if any) sees each pair's
+//     solver points and may disable them or the pair, or change its
+//     friction, restitution and surface velocity: one-way platforms,
+//     conveyor belts, per-pair materials.
 //  5. Positions: semi-implicit Euler, the centre of mass by Dt·(v + split
 //     pseudo-velocity), the orientation by q ← normalise(q + ½·Dt·(0, ω)·q).
 //     A body's pose is its shape's local origin (narrow.Pose, as the

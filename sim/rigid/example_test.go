@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/irtcd/irtcd/narrow"
@@ -276,4 +277,101 @@ func ExampleWorld_SetShape() {
 	fmt.Printf("floor's top at %.2f m, crate's bottom at %.2f m, rising at %.2f m/s\n", 0.25*(w.Time()-w.Config().Dt), w.Body(id).Pose().Pos[1], w.Body(id).LinearVelocity()[1])
 	// Output:
 	// floor's top at 0.50 m, crate's bottom at 0.50 m, rising at 0.25 m/s
+}
+
+// A conveyor belt and a one-way platform, by a pre-solve: the ground's
+// contacts get a surface velocity, so a crate on it is carried along;
+// a plate's contacts are disabled for bodies below its top, so a crate
+// thrown up through it lands on it.
+func ExampleWorld_SetPreSolve() {
+	ground, err := narrow.NewBox(mgl64.Vec3{-10, -1, -10}, mgl64.Vec3{10, 0, 10})
+	if err != nil {
+		log.Fatal(err)
+	}
+	plateShape, err := narrow.NewBox(mgl64.Vec3{-1, -0.05, -1}, mgl64.Vec3{1, 0.05, 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	crate, err := narrow.NewBox(mgl64.Vec3{-0.2, -0.2, -0.2}, mgl64.Vec3{0.2, 0.2, 0.2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := rigid.NewWorld(rigid.DefaultConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close()
+	add := func(def rigid.BodyDef) rigid.BodyID {
+		id, err := w.AddBody(def)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return id
+	}
+	floorDef := rigid.NewBodyDef(ground, narrow.Identity)
+	floorDef.Static = true
+	floor := add(floorDef)
+	plateDef := rigid.NewBodyDef(plateShape, narrow.Pose{Pos: mgl64.Vec3{5, 2, 0}, Rot: mgl64.QuatIdent()})
+	plateDef.Static = true
+	plate := add(plateDef)
+	carried := add(rigid.NewBodyDef(crate, narrow.Pose{Pos: mgl64.Vec3{0, 0.2, 0}, Rot: mgl64.QuatIdent()}))
+	thrownDef := rigid.NewBodyDef(crate, narrow.Pose{Pos: mgl64.Vec3{5, 0.2, 0}, Rot: mgl64.QuatIdent()})
+	thrownDef.LinearVelocity = mgl64.Vec3{0, 8, 0}
+	thrown := add(thrownDef)
+
+	w.SetPreSolve(func(p *rigid.PreSolve) {
+		switch {
+		case p.A == floor:
+			p.SurfaceVelocity = mgl64.Vec3{0.5, 0, 0} // the belt's surface, relative to what lies on it
+		case p.A == plate || p.B == plate:
+			other := p.A + p.B - plate
+			p.Disable = w.Body(other).CenterOfMass().Y() < 2.05 // still below the plate's top
+		}
+	})
+	for range 180 {
+		if err := w.Step(context.Background()); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Printf("carried at %.2f m/s\n", w.Body(carried).LinearVelocity().X())
+	fmt.Printf("thrown crate at rest on the plate: %v\n", w.Body(thrown).CenterOfMass().Y() > 2.2)
+	// Output:
+	// carried at 0.50 m/s
+	// thrown crate at rest on the plate: true
+}
+
+// How far a crate is from a bunny, and which body is nearest a probe
+// crate (within 2 m): the crate, 0.6 m away, not the bunny, 2.3 m away.
+func ExampleWorld_Nearest() {
+	bunny, err := narrow.LoadOBJ("../../testdata/bunny.obj")
+	if err != nil {
+		log.Fatal(err)
+	}
+	crate, err := narrow.NewBox(mgl64.Vec3{-0.2, -0.2, -0.2}, mgl64.Vec3{0.2, 0.2, 0.2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := rigid.DefaultConfig()
+	cfg.Gravity = mgl64.Vec3{}
+	w, err := rigid.NewWorld(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close()
+	b, _ := w.AddBody(rigid.NewBodyDef(bunny, narrow.Identity))
+	c, _ := w.AddBody(rigid.NewBodyDef(crate, narrow.Pose{Pos: mgl64.Vec3{4, 0, 0}, Rot: mgl64.QuatIdent()}))
+	d, _, err := w.Distance(b, c, math.Inf(1))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("bunny to crate: %.3f\n", d.Dist)
+	probe := narrow.Pose{Pos: mgl64.Vec3{3, 0, 0}, Rot: mgl64.QuatIdent()}
+	id, near, ok, err := w.Nearest(crate, probe, 2, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("nearest the probe: body %d at %.3f (%v)\n", id, near.Dist, ok)
+	// Output:
+	// bunny to crate: 3.335
+	// nearest the probe: body 1 at 0.600 (true)
 }

@@ -45,7 +45,8 @@ func bodyID(r *fuzzread.Reader, n int) rigid.BodyID {
 // FuzzWorldOps reads a configuration from the input's first byte
 // (DefaultConfig with or without continuous collision detection, edge
 // sweeps, edge-through-face contacts, sleeping, speculative and
-// edge-on-edge contacts, the deep correction rate) and then a script of
+// edge-on-edge contacts, the deep correction rate, a pre-solve that
+// disables pairs and points and changes materials) and then a script of
 // World calls: adding and removing bodies of five shapes, among them a
 // torus and a heightfield, with any flags and numbers, non-finite and
 // huge ones included; setting poses, velocities and shapes; deforming
@@ -85,6 +86,7 @@ func FuzzWorldOps(f *testing.F) {
 	f.Add(slices.Concat([]byte{1 | 2 | 4}, ground, cube(4, 0, 0.3), cube(2, 0.2, 0.5), []byte{4, 2, v(0), v(0.5), v(0), v(0), v(1.5), v(0), 6, 5, 2, 3, 6, 10, 2, 6}))
 	terrainAt := []byte{0, 4, 1, v(-0.5), v(0), v(-0.5), v(1), v(0), v(0), v(0)}
 	f.Add(slices.Concat([]byte{16 | 32}, ground, terrainAt, cube(1, 0, 0.68), []byte{6, 6, 11, 2, 4, v(0), v(2), v(0), 6, 6}))
+	f.Add(slices.Concat([]byte{128}, ground, cube(1, 0, 0.29), cube(1, 0.1, 0.88), cube(2, 0.5, 1.5), []byte{6, 6, 6, 6}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := fuzzread.New(data)
 		// The configuration: DefaultConfig changed by the first byte's bits.
@@ -107,6 +109,27 @@ func FuzzWorldOps(f *testing.F) {
 			}
 		}
 		w, shadow := emptyWorld(t, 1, change), emptyWorld(t, 2, change)
+		if flags&128 != 0 {
+			// A pre-solve that uses all it may change: pairs disabled,
+			// every third point off, friction halved, a belt on body 0,
+			// bouncy contacts.
+			pre := func(p *rigid.PreSolve) {
+				if (p.A+p.B)%3 == 0 {
+					p.Disable = true
+					return
+				}
+				for i := range p.Points {
+					p.Points[i].Disable = i%3 == 2
+				}
+				p.Friction *= 0.5
+				p.Restitution = 0.3
+				if p.A == 0 {
+					p.SurfaceVelocity = mgl64.Vec3{0.5, 0, 0}
+				}
+			}
+			w.SetPreSolve(pre)
+			shadow.SetPreSolve(pre)
+		}
 		known := slices.Clone(shapes) // and the deformed ones, for the encoding
 		var saved, shadowSaved rigid.State
 		// refused checks a call the first world refused; check, one both

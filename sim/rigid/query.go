@@ -278,7 +278,10 @@ func (w *World) Nearest(s *narrow.Shape, pose narrow.Pose, max float64, keep fun
 			continue
 		}
 		bb := b.shape.Bounds().Transformed(&narrow.Transform{R: b.rot, T: b.pose.Pos})
-		if boxGap(&box, &bb) > best {
+		// The boxes' gap, in world coordinates, errs by a few ulps
+		// against the distance, found in the body's frame: skip only
+		// bodies clearly farther.
+		if g := boxGap(&box, &bb); g > best+1e-9*(g+s.Size()+b.shape.Size()) {
 			continue
 		}
 		d, near, err := narrow.Distance(s, b.shape, p, b.pose, best)

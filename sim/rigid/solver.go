@@ -40,6 +40,7 @@ type contact struct {
 	mu     float64    // combined friction
 	u      [3]float64 // velocity of A's surface relative to B's from their deformations, along the directions
 	m      [3]float64 // effective masses along the directions
+	e      float64    // combined restitution
 	bounce float64    // normal velocity target from restitution
 	bias   float64    // pseudo-velocity target of position correction
 
@@ -183,11 +184,14 @@ func (w *World) prepareBodies() {
 // step's contact statistics, warm-starts the points from the previous step
 // and applies the warm-start impulses.
 //
+// Each pair's points go through the pre-solve function, if any
+// (presolve.go), once sorted; a bad value it sets is the step's error.
+//
 // A speculative point (narrow.Params.Speculative: Depth < 0, a gap) becomes
 // a solver point only if the gap could close within the step: if it is
 // under the points' approach speed times Dt plus SpeculativeMargin. The
 // others could not act and would only cost iterations.
-func (w *World) buildContacts(res []narrow.PairResult) {
+func (w *World) buildContacts(res []narrow.PairResult) error {
 	st := &w.stats
 	w.contacts, w.contactsPrev = w.contactsPrev[:0], w.contacts
 	w.undo.stage = stageContacts
@@ -275,7 +279,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 					// P + Depth·Dir on its surface: act at the midpoint.
 					p:     pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth)),
 					d:     [3]v3{vec(n), vec(t1), vec(t2)},
-					depth: depth, mu: mu, u: u,
+					depth: depth, mu: mu, u: u, e: math.Max(a.restitution, b.restitution),
 				})
 			}
 		}
@@ -286,6 +290,13 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			for y := x; y > 0 && cs[y].key.cmp(&cs[y-1].key) < 0; y-- {
 				cs[y], cs[y-1] = cs[y-1], cs[y]
 			}
+		}
+		if w.preSolve != nil && len(cs) > 0 {
+			kept, err := w.preSolvePair(r.ID, a, b, cs)
+			if err != nil {
+				return err
+			}
+			w.contacts = w.contacts[:c0+len(kept)]
 		}
 	}
 	st.Points = len(w.contacts)
@@ -313,7 +324,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			// position correction).
 			c.bounce = c.depth / dt
 		case vn < -w.cfg.RestitutionThreshold:
-			c.bounce = -math.Max(a.restitution, b.restitution) * vn
+			c.bounce = -c.e * vn
 		}
 		if c.depth > w.cfg.Slop {
 			r := rate
@@ -333,6 +344,7 @@ func (w *World) buildContacts(res []narrow.PairResult) {
 			c.lt2 = ws * vec(h.lt).dot(c.d[2])
 		}
 	}
+	return nil
 }
 
 // solve runs the sequential-impulse iterations on the bodies' velocities:

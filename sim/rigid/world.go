@@ -62,6 +62,10 @@ type World struct {
 
 	// What a failing step puts back (undo.go).
 	undo stepUndo
+
+	// Pre-solve (presolve.go): the function, and what it is handed.
+	preSolve func(p *PreSolve)
+	pre      PreSolve
 }
 
 // persisted is the part of a World that its later steps depend on, with
@@ -642,7 +646,9 @@ func (w *World) step(ctx context.Context) error {
 	w.updateTouching(res)
 	w.wakeTouched(res)
 	w.prepareBodies()
-	w.buildContacts(res)
+	if err := w.buildContacts(res); err != nil {
+		return err
+	}
 	w.solve()
 	if err := w.integrate(); err != nil {
 		return err
