@@ -74,7 +74,7 @@ func (w *World) preSolvePair(id uint64, a, b *Body, cs []contact) ([]contact, er
 			continue
 		}
 		c := cs[i]
-		c.mu, c.e = p.Friction, p.Restitution
+		c.mu, c.bounce = p.Friction, p.Restitution // bounce holds the restitution until the targets are set
 		c.u[1] += c.d[1].dot(sv)
 		c.u[2] += c.d[2].dot(sv)
 		kept = append(kept, c)

@@ -40,8 +40,7 @@ type contact struct {
 	mu     float64    // combined friction
 	u      [3]float64 // velocity of A's surface relative to B's from their deformations, along the directions
 	m      [3]float64 // effective masses along the directions
-	e      float64    // combined restitution
-	bounce float64    // normal velocity target from restitution
+	bounce float64    // normal velocity target from restitution (until the targets are set, the combined restitution)
 	bias   float64    // pseudo-velocity target of position correction
 
 	ln, lt1, lt2 float64 // accumulated impulses: normal, tangents
@@ -279,7 +278,7 @@ func (w *World) buildContacts(res []narrow.PairResult) error {
 					// P + Depth·Dir on its surface: act at the midpoint.
 					p:     pt.P.Add(pt.Dir.Mul(0.5 * pt.Depth)),
 					d:     [3]v3{vec(n), vec(t1), vec(t2)},
-					depth: depth, mu: mu, u: u, e: math.Max(a.restitution, b.restitution),
+					depth: depth, mu: mu, u: u, bounce: math.Max(a.restitution, b.restitution),
 				})
 			}
 		}
@@ -318,13 +317,15 @@ func (w *World) buildContacts(res []narrow.PairResult) error {
 			}
 		}
 		vn := c.d[0].dot(vec(a.v).sub(vec(b.v))) + vec(a.w).dot(c.ra[0]) - vec(b.w).dot(c.rb[0]) + c.u[0]
+		e := c.bounce // the restitution, until the target replaces it
+		c.bounce = 0
 		switch {
 		case c.depth < 0:
 			// Speculative: the gap may close, not more (no bounce, no
 			// position correction).
 			c.bounce = c.depth / dt
 		case vn < -w.cfg.RestitutionThreshold:
-			c.bounce = -c.e * vn
+			c.bounce = -e * vn
 		}
 		if c.depth > w.cfg.Slop {
 			r := rate
