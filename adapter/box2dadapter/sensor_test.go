@@ -461,3 +461,62 @@ func TestDistance(t *testing.T) {
 		t.Errorf("%d poses compared: too few", compared)
 	}
 }
+
+// oneWay is a contact listener that makes a platform one-way, as box2d's
+// own demo does: a contact with it is disabled while the other body
+// rises or lies below the platform's middle.
+type oneWay struct {
+	b2.B2ContactListenerInterface
+	platform *b2.B2Body
+	middle   float64
+	calls    int
+}
+
+func (l *oneWay) PreSolve(c b2.B2ContactInterface, _ b2.B2Manifold) {
+	a, b := c.GetFixtureA().GetBody(), c.GetFixtureB().GetBody()
+	other := a
+	if a == l.platform {
+		other = b
+	} else if b != l.platform {
+		return
+	}
+	l.calls++
+	if other.GetLinearVelocity().Y > 0 || other.GetPosition().Y < l.middle {
+		c.SetEnabled(false)
+	}
+}
+
+func (l *oneWay) BeginContact(b2.B2ContactInterface)                     {}
+func (l *oneWay) EndContact(b2.B2ContactInterface)                       {}
+func (l *oneWay) PostSolve(b2.B2ContactInterface, *b2.B2ContactImpulse) {}
+
+// TestPreSolveOneWay: box2d's PreSolve reaches irtcd contacts, and
+// disabling them works: a concave U thrown up through an irtcd platform
+// passes through it and lands on it; without the listener it bounces off
+// its underside and stays below.
+func TestPreSolveOneWay(t *testing.T) {
+	for _, listen := range []bool{true, false} {
+		w, ad := newWorld(t)
+		platform := body(w, b2.B2BodyType.B2_staticBody, 0, 3, 0)
+		box2dadapter.AddPolygon(platform, mustShape(t, []b2.B2Vec2{{X: -2, Y: -0.1}, {X: 2, Y: -0.1}, {X: 2, Y: 0.1}, {X: -2, Y: 0.1}}), 0)
+		u := body(w, b2.B2BodyType.B2_dynamicBody, 0, 0.5, 0)
+		box2dadapter.AddPolygon(u, mustShape(t, uShape(0.5, 0.5, 0.1)), 1)
+		u.SetLinearVelocity(b2.B2Vec2{Y: 10})
+		l := &oneWay{platform: platform, middle: 3}
+		if listen {
+			w.SetContactListener(l)
+		}
+		for range 240 {
+			if err := ad.Step(context.Background(), 1.0/60, 8, 3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		y := u.GetPosition().Y
+		switch {
+		case listen && (math.Abs(y-3.1) > 0.05 || l.calls == 0):
+			t.Errorf("one way: the U at y = %.3f (%d PreSolve calls), want it on the platform (3.1)", y, l.calls)
+		case !listen && y > 3:
+			t.Errorf("without the listener: the U at y = %.3f, want it below the platform", y)
+		}
+	}
+}
