@@ -486,8 +486,8 @@ func (l *oneWay) PreSolve(c b2.B2ContactInterface, _ b2.B2Manifold) {
 	}
 }
 
-func (l *oneWay) BeginContact(b2.B2ContactInterface)                     {}
-func (l *oneWay) EndContact(b2.B2ContactInterface)                       {}
+func (l *oneWay) BeginContact(b2.B2ContactInterface)                    {}
+func (l *oneWay) EndContact(b2.B2ContactInterface)                      {}
 func (l *oneWay) PostSolve(b2.B2ContactInterface, *b2.B2ContactImpulse) {}
 
 // TestPreSolveOneWay: box2d's PreSolve reaches irtcd contacts, and
