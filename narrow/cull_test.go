@@ -11,7 +11,7 @@ import (
 )
 
 // cullShapes loads the test meshes and a concave polygon.
-func cullShapes(t *testing.T) map[string]*Shape {
+func cullShapes(t testing.TB) map[string]*Shape {
 	t.Helper()
 	shapes := map[string]*Shape{}
 	for _, name := range []string{"bunny", "torus", "teddy", "duck"} {

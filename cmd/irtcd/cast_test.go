@@ -139,3 +139,33 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestCastTurning: -to gives narrow.CastMotion's answer. Without a turn,
+// the dropped cube stops within -tol above the other (fraction 0.5 of
+// the 4 m at most, and no more than tol/4 less); turned a quarter turn on
+// the way, it still stops on the other's top face.
+func TestCastTurning(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		name string
+		to   string
+	}{
+		{"straight", "0.2 -1 0.1 1 0 0 0"},
+		{"turning", "0.2 -1 0.1 0.70710678 0 0.70710678 0"},
+	} {
+		out := mustRun(t, "", "cast", "-a", f.unit, "-b", f.unit, "-pose-a", "0.2 3 0.1 1 0 0 0", "-to", tc.to, "-tol", "1e-4")
+		var got castJSON
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: output %q: %v", tc.name, out, err)
+		}
+		if !got.Hit || got.Fraction == nil || got.Normal == nil {
+			t.Fatalf("%s: %s, want a hit", tc.name, out)
+		}
+		if fr := *got.Fraction; fr > 0.5 || tc.name == "straight" && fr < 0.5-1e-4/4-1e-12 {
+			t.Errorf("%s: fraction %v, want at most 0.5", tc.name, fr)
+		}
+		if n := *got.Normal; math.Abs(n[1]-1) > 1e-3 {
+			t.Errorf("%s: normal %v, want +y (the top face)", tc.name, n)
+		}
+	}
+}
