@@ -348,3 +348,27 @@ func ExampleDistance() {
 	// apart: true, overlap: false, in the box: true
 	// distance 1.422
 }
+
+// A bar turning half a turn about its centre sweeps a disc: it hits a
+// post standing on the disc, 60° round (its side meets the post's corner
+// a few degrees before), though the straight paths of its corners would
+// miss it.
+func ExampleCastMotion() {
+	bar, err := narrow.NewBox(mgl64.Vec3{-2, -0.05, -0.05}, mgl64.Vec3{2, 0.05, 0.05})
+	if err != nil {
+		panic(err)
+	}
+	post, err := narrow.NewBox(mgl64.Vec3{-0.05, -0.05, -1}, mgl64.Vec3{0.05, 0.05, 1})
+	if err != nil {
+		panic(err)
+	}
+	turned := narrow.Pose{Rot: mgl64.QuatRotate(math.Pi*0.99, mgl64.Vec3{0, 0, 1})}
+	at := narrow.Pose{Pos: mgl64.Vec3{1.5 * math.Cos(math.Pi/3), 1.5 * math.Sin(math.Pi/3), 0}, Rot: mgl64.QuatIdent()}
+	c, hit, err := narrow.CastMotion(bar, post, narrow.Identity, turned, at, 1e-4)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("hit: %v, after turning %.0f°\n", hit, c.Fraction*0.99*180)
+	// Output:
+	// hit: true, after turning 55°
+}
