@@ -16,13 +16,14 @@ const castMotionSteps = 1000
 // with rotation (CastShape's motion is a translation). Along the motion
 // a's position moves at constant velocity and its orientation turns at
 // constant angular velocity about one axis (the shorter way from from.Rot
-// to to.Rot), as a body integrating a constant velocity and spin does.
+// to to.Rot; either way for exactly half a turn), as a body integrating a
+// constant velocity and spin does.
 //
 // It advances conservatively (Mirtich's conservative advancement): at
 // each fraction t it measures the distance d to b (Distance), which no
 // point of a can cover in less than d / (|Δpos| + θ·r) of the motion (θ
 // the turn's angle, r the farthest vertex of a from its origin), and
-// moves on by that much, until d ≤ tol. The shapes never overlap at a
+// moves on by (d − tol/2) / (|Δpos| + θ·r), until d ≤ tol. The shapes never overlap at a
 // fraction it passes: Cast.Fraction is at most the true first touch's,
 // where the shapes are within tol, Point the midpoint of their closest
 // points and Normal b's direction towards a there. Shapes that overlap at
@@ -38,9 +39,9 @@ func CastMotion(a, b *Shape, from, to, pb Pose, tol float64) (Cast, bool, error)
 	if !(tol > 0) || math.IsInf(tol, 1) {
 		return Cast{}, false, fmt.Errorf("cast motion: %w: tol %v (want a positive finite number)", ErrBadParams, tol)
 	}
-	end := Pair{PoseA: to, PoseB: pb}
-	if err := CheckPair(&end, a, b); err != nil {
-		return Cast{}, false, fmt.Errorf("cast motion: end: %w", err)
+	m, err := motionOf(a, b, from, to, pb)
+	if err != nil {
+		return Cast{}, false, fmt.Errorf("cast motion: %w", err)
 	}
 	c, _, err := Distance(a, b, from, pb, math.Inf(1))
 	if err != nil {
@@ -49,34 +50,27 @@ func CastMotion(a, b *Shape, from, to, pb Pose, tol float64) (Cast, bool, error)
 	if c.Overlap || c.Dist <= tol {
 		return castAt(&c, 0), true, nil
 	}
-	p0 := Pair{PoseA: from, PoseB: pb}
-	_ = CheckPair(&p0, a, b) // normalises the poses (Distance checked them)
-	q0, q1 := p0.PoseA.Rot, end.PoseA.Rot
-	if q0.Dot(q1) < 0 {
-		q1 = q1.Scale(-1) // the shorter way round
-	}
-	half := math.Acos(min(1, q0.Dot(q1))) // half the turn's angle
-	move := end.PoseA.Pos.Sub(p0.PoseA.Pos)
 	r := 0.0
 	for _, v := range a.verts {
 		r = max(r, len3(v))
 	}
-	speed := move.Len() + 2*half*r // of any point of a, per unit of the fraction
-	// Rounding in the poses between steps: a step of d/speed is trimmed
-	// by a part in 1e9.
+	speed := m.move.Len() + 2*m.half*r // of any point of a, per unit of the fraction
+	// Rounding in the poses between steps: a step is trimmed by a part in
+	// 1e9.
 	speed *= 1 + 1e-9
 	t := 0.0
 	for range castMotionSteps {
-		d := c.Dist
 		if !(speed > 0) {
 			return Cast{}, false, nil
 		}
-		t += d / speed
+		// Advance to where the shapes could be tol/2 apart, not 0: a
+		// head-on approach then ends tol/2 short of the touch, clear of
+		// Overlap's tolerance of touching.
+		t += (c.Dist - 0.5*tol) / speed
 		if t > 1 {
 			return Cast{}, false, nil
 		}
-		pose := Pose{Pos: p0.PoseA.Pos.Add(move.Mul(t)), Rot: slerpUnit(q0, q1, half, t)}
-		if c, _, err = Distance(a, b, pose, pb, math.Inf(1)); err != nil {
+		if c, _, err = Distance(a, b, m.at(t), pb, math.Inf(1)); err != nil {
 			return Cast{}, false, fmt.Errorf("cast motion: at %v: %w", t, err)
 		}
 		if c.Overlap {
@@ -103,12 +97,43 @@ func castAt(c *Closest, t float64) Cast {
 	return out
 }
 
-// slerpUnit turns unit quaternion q0 towards q1 (q0·q1 ≥ 0, half the
-// angle between them) by fraction t at constant angular velocity.
-func slerpUnit(q0, q1 mgl64.Quat, half, t float64) mgl64.Quat {
-	if half < 1e-9 {
-		return q0.Scale(1 - t).Add(q1.Scale(t)).Normalize()
+// motion is CastMotion's path: the position moves by move, the
+// orientation turns from q0 to q1 (q0·q1 ≥ 0) through twice half.
+type motion struct {
+	pos, move mgl64.Vec3
+	q0, q1    mgl64.Quat
+	half      float64
+}
+
+// motionOf checks the poses of a cast of a from from to to against b at
+// pb and returns the path between them, from the poses CheckPair
+// normalises: the turn's direction depends on their last bits when it is
+// half a turn, either way being as short.
+func motionOf(a, b *Shape, from, to, pb Pose) (motion, error) {
+	p0, p1 := Pair{PoseA: from, PoseB: pb}, Pair{PoseA: to, PoseB: pb}
+	if err := CheckPair(&p0, a, b); err != nil {
+		return motion{}, fmt.Errorf("start: %w", err)
 	}
-	s := math.Sin(half)
-	return q0.Scale(math.Sin((1-t)*half) / s).Add(q1.Scale(math.Sin(t*half) / s)).Normalize()
+	if err := CheckPair(&p1, a, b); err != nil {
+		return motion{}, fmt.Errorf("end: %w", err)
+	}
+	m := motion{pos: p0.PoseA.Pos, move: p1.PoseA.Pos.Sub(p0.PoseA.Pos), q0: p0.PoseA.Rot, q1: p1.PoseA.Rot}
+	if m.q0.Dot(m.q1) < 0 {
+		m.q1 = m.q1.Scale(-1) // the shorter way round
+	}
+	m.half = math.Acos(min(1, m.q0.Dot(m.q1)))
+	return m, nil
+}
+
+// at returns the pose at fraction t: the orientation turned at constant
+// angular velocity (slerp).
+func (m *motion) at(t float64) Pose {
+	var q mgl64.Quat
+	if m.half < 1e-9 {
+		q = m.q0.Scale(1 - t).Add(m.q1.Scale(t)).Normalize()
+	} else {
+		s := math.Sin(m.half)
+		q = m.q0.Scale(math.Sin((1-t)*m.half) / s).Add(m.q1.Scale(math.Sin(t*m.half) / s)).Normalize()
+	}
+	return Pose{Pos: m.pos.Add(m.move.Mul(t)), Rot: q}
 }

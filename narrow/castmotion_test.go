@@ -10,33 +10,40 @@ import (
 )
 
 // poseAlong returns the pose of the motion from → to at fraction t, as
-// CastMotion moves the shape.
-func poseAlong(from, to Pose, t float64) Pose {
-	q0, q1 := from.Rot.Normalize(), to.Rot.Normalize()
-	if q0.Dot(q1) < 0 {
-		q1 = q1.Scale(-1)
+// CastMotion moves a against b at pb.
+func poseAlong(a, b *Shape, from, to, pb Pose, t float64) Pose {
+	m, err := motionOf(a, b, from, to, pb)
+	if err != nil {
+		panic(err)
 	}
-	return Pose{Pos: from.Pos.Add(to.Pos.Sub(from.Pos).Mul(t)), Rot: slerpUnit(q0, q1, math.Acos(min(1, q0.Dot(q1))), t)}
+	return m.at(t)
 }
 
-// checkCastMotion checks a CastMotion answer: at its fraction the shapes
-// are within tol (and do not overlap unless it says Start), and at 200
-// fractions before it they do not overlap.
+// checkCastMotion checks a CastMotion answer: Start only for shapes that
+// overlap at the start; otherwise at its fraction the shapes are within
+// tol and do not overlap, and at 200 fractions before it (before the end
+// for a miss) they do not overlap.
 func checkCastMotion(t *testing.T, label string, a, b *Shape, from, to, pb Pose, tol float64, c Cast, hit bool) {
 	t.Helper()
+	if hit && c.Start {
+		if over, _ := Overlap(a, b, from, pb); !over || c.Fraction != 0 {
+			t.Fatalf("%s: Start at %v, but the shapes overlap at the start: %v", label, c.Fraction, over)
+		}
+		return
+	}
 	for k := range 200 {
 		f := float64(k) / 200
 		if hit {
 			f *= c.Fraction
 		}
-		if over, _ := Overlap(a, b, poseAlong(from, to, f), pb); over {
+		if over, _ := Overlap(a, b, poseAlong(a, b, from, to, pb, f), pb); over {
 			t.Fatalf("%s: the shapes overlap at %v, before the reported %v (hit %v)", label, f, c.Fraction, hit)
 		}
 	}
 	if !hit {
 		return
 	}
-	d, _, err := Distance(a, b, poseAlong(from, to, c.Fraction), pb, math.Inf(1))
+	d, _, err := Distance(a, b, poseAlong(a, b, from, to, pb, c.Fraction), pb, math.Inf(1))
 	if err != nil || d.Overlap || d.Dist > tol {
 		t.Fatalf("%s: at the reported %v the shapes are %+v apart (%v), want within %v", label, c.Fraction, d, err, tol)
 	}
@@ -110,7 +117,7 @@ func TestCastMotionTurning(t *testing.T) {
 	}
 	// The chord of the bar's end from (2, 0) to its end pose passes near
 	// the centre, far from the post: the vertex sweep misses it.
-	p0, p1 := from.Transform(), poseAlong(from, to, 1).Transform()
+	p0, p1 := from.Transform(), poseAlong(bar, post, from, to, pb, 1).Transform()
 	if f, hit := sweepChord(bar, &p0, &p1, post, pb); hit {
 		t.Errorf("the chords hit the post too (at %v): the case does not show what turning adds", f)
 	}
@@ -194,6 +201,43 @@ func BenchmarkCastMotion(b *testing.B) {
 				b.Fatal(err)
 			}
 			i++
+		}
+	})
+}
+
+// FuzzCastMotion casts the small shapes of FuzzDistanceShapes at each
+// other along motions that turn (start and end poses from the input, the
+// tolerance 1/64 to 4/64 of it): the shapes must not overlap at 200
+// fractions before the stop (or before the end, for a miss) and must be
+// within the tolerance at it; a pure translation's stop must come no
+// later than CastShape's exact touch.
+//
+//	go test ./narrow -run '^$' -fuzz '^FuzzCastMotion$' -fuzztime 60s -fuzzminimizetime 1s
+func FuzzCastMotion(f *testing.F) {
+	shapes := newSmallShapes(f)
+	f.Add([]byte{0, 1, 128, 128, 128, 255, 0, 0, 0, 250, 128, 128, 0, 255, 0, 0, 200, 128, 128, 255, 0, 0, 0, 2})  // box turning onto a sphere
+	f.Add([]byte{3, 3, 60, 200, 128, 255, 0, 0, 0, 60, 100, 128, 255, 0, 0, 0, 60, 128, 128, 255, 0, 0, 0, 1})     // heightfield dropped on another
+	f.Add([]byte{10, 11, 20, 128, 128, 255, 0, 0, 0, 240, 128, 128, 0, 0, 0, 255, 128, 128, 128, 255, 0, 0, 0, 3}) // U turning past a star
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 24 {
+			return
+		}
+		a, b := shapes.pick(data[0], data[1])
+		from, to, pb := bytePose(data[2:9], a.dim), bytePose(data[9:16], a.dim), bytePose(data[16:23], a.dim)
+		tol := float64(1+data[23]%4) / 64
+		c, hit, err := CastMotion(a, b, from, to, pb, tol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCastMotion(t, "fuzz", a, b, from, to, pb, tol, c, hit)
+		if from.Rot == to.Rot && hit && !c.Start {
+			exact, exactHit, err := CastShape(a, b, from, pb, to.Pos.Sub(from.Pos))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if exactHit && c.Fraction > exact.Fraction {
+				t.Fatalf("stopped at %v, after CastShape's touch at %v", c.Fraction, exact.Fraction)
+			}
 		}
 	})
 }

@@ -343,6 +343,64 @@ func FuzzDistanceGridBoxes(f *testing.F) {
 	})
 }
 
+// smallShapes are the fuzz targets' shapes, small enough for the brute
+// force: 3D a box, a sphere, a capsule and a bumpy heightfield (concave);
+// 2D a U and a star.
+type smallShapes struct{ dim3, dim2 []*Shape }
+
+func newSmallShapes(t testing.TB) *smallShapes {
+	var s smallShapes
+	for _, mk := range []func() (*Shape, error){
+		func() (*Shape, error) { return NewBox(mgl64.Vec3{-0.5, -0.3, -0.4}, mgl64.Vec3{0.5, 0.3, 0.4}) },
+		func() (*Shape, error) { return NewSphere(0.6, 6) },
+		func() (*Shape, error) { return NewCapsule(0.3, 0.4, 6) },
+		func() (*Shape, error) {
+			return NewHeightfield([][]float64{{0, 0.3, 0, 0.2}, {0.4, -0.2, 0.5, 0}, {0, 0.3, -0.1, 0.2}}, 0.4, 0.3, -0.5)
+		},
+	} {
+		sh, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.dim3 = append(s.dim3, sh)
+	}
+	for _, loop := range [][]mgl64.Vec2{
+		{{-1, -1}, {1, -1}, {1, 1}, {0.6, 1}, {0.6, -0.6}, {-0.6, -0.6}, {-0.6, 1}, {-1, 1}},
+		{{1, 0}, {0.3, 0.3}, {0, 1}, {-0.3, 0.3}, {-1, 0}, {-0.3, -0.3}, {0, -1}, {0.3, -0.3}},
+	} {
+		sh, err := NewPolygon(loop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.dim2 = append(s.dim2, sh)
+	}
+	return &s
+}
+
+// pick returns the pair of shapes two bytes name: 2D when the first has
+// bit 8 set.
+func (s *smallShapes) pick(x, y byte) (a, b *Shape) {
+	if x&8 != 0 {
+		return s.dim2[int(x)%len(s.dim2)], s.dim2[int(y)%len(s.dim2)]
+	}
+	return s.dim3[int(x)%len(s.dim3)], s.dim3[int(y)%len(s.dim3)]
+}
+
+// bytePose reads a pose for a shape of dimension dim from 7 bytes: the
+// position in [−2, 2]³ by 1/64, the rotation any quaternion (the identity
+// for a zero one); 2D poses stay in the plane and turn about z.
+func bytePose(d []byte, dim Dim) Pose {
+	pos := mgl64.Vec3{float64(int(d[0])-128) / 64, float64(int(d[1])-128) / 64, float64(int(d[2])-128) / 64}
+	q := mgl64.Quat{W: float64(int(d[3]) - 128), V: mgl64.Vec3{float64(int(d[4]) - 128), float64(int(d[5]) - 128), float64(int(d[6]) - 128)}}
+	if dim == Dim2 {
+		pos[2], q.V[0], q.V[1] = 0, 0, 0
+	}
+	if q.Len() == 0 {
+		q = mgl64.QuatIdent()
+	}
+	return Pose{Pos: pos, Rot: q.Normalize()}
+}
+
 // FuzzDistanceShapes checks Distance against the brute force over all
 // pairs of primitives, bit for bit, on small shapes (3D: a box, a sphere,
 // a capsule and a bumpy heightfield, which is concave; 2D: a U and a
@@ -354,31 +412,7 @@ func FuzzDistanceGridBoxes(f *testing.F) {
 //
 //	go test ./narrow -run '^$' -fuzz '^FuzzDistanceShapes$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzDistanceShapes(f *testing.F) {
-	var shapes3, shapes2 []*Shape
-	for _, mk := range []func() (*Shape, error){
-		func() (*Shape, error) { return NewBox(mgl64.Vec3{-0.5, -0.3, -0.4}, mgl64.Vec3{0.5, 0.3, 0.4}) },
-		func() (*Shape, error) { return NewSphere(0.6, 6) },
-		func() (*Shape, error) { return NewCapsule(0.3, 0.4, 6) },
-		func() (*Shape, error) {
-			return NewHeightfield([][]float64{{0, 0.3, 0, 0.2}, {0.4, -0.2, 0.5, 0}, {0, 0.3, -0.1, 0.2}}, 0.4, 0.3, -0.5)
-		},
-	} {
-		s, err := mk()
-		if err != nil {
-			f.Fatal(err)
-		}
-		shapes3 = append(shapes3, s)
-	}
-	for _, loop := range [][]mgl64.Vec2{
-		{{-1, -1}, {1, -1}, {1, 1}, {0.6, 1}, {0.6, -0.6}, {-0.6, -0.6}, {-0.6, 1}, {-1, 1}},
-		{{1, 0}, {0.3, 0.3}, {0, 1}, {-0.3, 0.3}, {-1, 0}, {-0.3, -0.3}, {0, -1}, {0.3, -0.3}},
-	} {
-		s, err := NewPolygon(loop)
-		if err != nil {
-			f.Fatal(err)
-		}
-		shapes2 = append(shapes2, s)
-	}
+	shapes := newSmallShapes(f)
 	f.Add([]byte{0, 1, 128, 128, 128, 255, 0, 0, 0, 200, 128, 128, 255, 0, 0, 0, 255})    // box and sphere apart along x
 	f.Add([]byte{3, 3, 128, 128, 128, 255, 0, 0, 0, 128, 170, 140, 200, 30, 0, 90, 40})   // heightfields, one turned, near
 	f.Add([]byte{10, 11, 128, 128, 128, 255, 0, 0, 0, 180, 140, 128, 200, 0, 0, 90, 255}) // U and star
@@ -386,24 +420,8 @@ func FuzzDistanceShapes(f *testing.F) {
 		if len(data) < 17 {
 			return
 		}
-		var a, b *Shape
-		if data[0]&8 != 0 {
-			a, b = shapes2[int(data[0])%2], shapes2[int(data[1])%2]
-		} else {
-			a, b = shapes3[int(data[0])%4], shapes3[int(data[1])%4]
-		}
-		pose := func(d []byte) Pose {
-			pos := mgl64.Vec3{float64(int(d[0])-128) / 64, float64(int(d[1])-128) / 64, float64(int(d[2])-128) / 64}
-			q := mgl64.Quat{W: float64(int(d[3]) - 128), V: mgl64.Vec3{float64(int(d[4]) - 128), float64(int(d[5]) - 128), float64(int(d[6]) - 128)}}
-			if a.dim == Dim2 {
-				pos[2], q.V[0], q.V[1] = 0, 0, 0
-			}
-			if q.Len() == 0 {
-				q = mgl64.QuatIdent()
-			}
-			return Pose{Pos: pos, Rot: q.Normalize()}
-		}
-		pa, pb := pose(data[2:9]), pose(data[9:16])
+		a, b := shapes.pick(data[0], data[1])
+		pa, pb := bytePose(data[2:9], a.dim), bytePose(data[9:16], a.dim)
 		max := math.Inf(1)
 		if data[16] < 255 {
 			max = float64(data[16]) / 64
