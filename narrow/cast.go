@@ -21,6 +21,8 @@ type Cast struct {
 	// Start: the shapes overlap at the start of the motion (Fraction 0,
 	// no Point or Normal).
 	Start bool
+	// Pose is the moving shape's pose at Fraction.
+	Pose Pose
 }
 
 // CastShape moves shape a from pose pa by the translation motion and
@@ -52,12 +54,12 @@ func CastShape(a, b *Shape, pa, pb Pose, motion mgl64.Vec3) (Cast, bool, error) 
 	if a.dim == Dim2 && motion[2] != 0 {
 		return Cast{}, false, fmt.Errorf("cast: %w: %v leaves the plane of 2D shapes", ErrBadMotion, motion)
 	}
-	if over {
-		return Cast{Start: true}, true, nil
-	}
 	pr := Pair{PoseA: pa, PoseB: pb}
 	_ = CheckPair(&pr, a, b) // normalises the poses (Overlap checked them)
 	pa, pb = pr.PoseA, pr.PoseB
+	if over {
+		return Cast{Start: true, Pose: pa}, true, nil
+	}
 	end := Pose{Pos: pa.Pos.Add(motion), Rot: pa.Rot}
 	ta0, ta1, tb := pa.Transform(), end.Transform(), pb.Transform()
 	var from, to, back0, back1 Transform
@@ -87,5 +89,6 @@ func CastShape(a, b *Shape, pa, pb Pose, motion mgl64.Vec3) (Cast, bool, error) 
 		return Cast{}, false, nil
 	}
 	c.Normal = c.Normal.Normalize()
+	c.Pose = Pose{Pos: pa.Pos.Add(motion.Mul(c.Fraction)), Rot: pa.Rot}
 	return c, true, nil
 }

@@ -48,7 +48,7 @@ func CastMotion(a, b *Shape, from, to, pb Pose, tol float64) (Cast, bool, error)
 		return Cast{}, false, fmt.Errorf("cast motion: %w", err)
 	}
 	if c.Overlap || c.Dist <= tol {
-		return castAt(&c, 0), true, nil
+		return castAt(&c, 0, m.at(0)), true, nil
 	}
 	r := 0.0
 	for _, v := range a.verts {
@@ -70,27 +70,29 @@ func CastMotion(a, b *Shape, from, to, pb Pose, tol float64) (Cast, bool, error)
 		if t > 1 {
 			return Cast{}, false, nil
 		}
-		if c, _, err = Distance(a, b, m.at(t), pb, math.Inf(1)); err != nil {
+		pose := m.at(t)
+		if c, _, err = Distance(a, b, pose, pb, math.Inf(1)); err != nil {
 			return Cast{}, false, fmt.Errorf("cast motion: at %v: %w", t, err)
 		}
 		if c.Overlap {
 			// Rounding let the step overshoot a touch by a few ulps:
 			// report it as one.
-			return Cast{Fraction: t, Start: t == 0}, true, nil
+			return Cast{Fraction: t, Start: t == 0, Pose: pose}, true, nil
 		}
 		if c.Dist <= tol {
-			return castAt(&c, t), true, nil
+			return castAt(&c, t, pose), true, nil
 		}
 	}
-	return castAt(&c, t), true, nil
+	return castAt(&c, t, m.at(t)), true, nil
 }
 
-// castAt is the Cast of a fraction where the shapes are c apart.
-func castAt(c *Closest, t float64) Cast {
+// castAt is the Cast of fraction t, where the shapes are c apart with the
+// moving one at pose.
+func castAt(c *Closest, t float64, pose Pose) Cast {
 	if c.Overlap {
-		return Cast{Fraction: t, Start: t == 0}
+		return Cast{Fraction: t, Start: t == 0, Pose: pose}
 	}
-	out := Cast{Fraction: t, Point: c.PA.Add(c.PB).Mul(0.5)}
+	out := Cast{Fraction: t, Point: c.PA.Add(c.PB).Mul(0.5), Pose: pose}
 	if c.Dist > 0 {
 		out.Normal = c.PA.Sub(c.PB).Mul(1 / c.Dist)
 	}

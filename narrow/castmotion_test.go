@@ -43,7 +43,10 @@ func checkCastMotion(t *testing.T, label string, a, b *Shape, from, to, pb Pose,
 	if !hit {
 		return
 	}
-	d, _, err := Distance(a, b, poseAlong(a, b, from, to, pb, c.Fraction), pb, math.Inf(1))
+	if want := poseAlong(a, b, from, to, pb, c.Fraction); c.Pose != want {
+		t.Fatalf("%s: pose %v at %v, want %v", label, c.Pose, c.Fraction, want)
+	}
+	d, _, err := Distance(a, b, c.Pose, pb, math.Inf(1))
 	if err != nil || d.Overlap || d.Dist > tol {
 		t.Fatalf("%s: at the reported %v the shapes are %+v apart (%v), want within %v", label, c.Fraction, d, err, tol)
 	}
@@ -72,6 +75,9 @@ func TestCastMotionTranslation(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkCastMotion(t, "translation", a, b, pa, to, pb, tol, c, hit)
+		if exactHit && !exact.Start && exact.Pose.Pos.Sub(pa.Pos.Add(motion.Mul(exact.Fraction))).Len() > 1e-12*motion.Len() {
+			t.Errorf("case %d: CastShape's pose %v at %v", k, exact.Pose, exact.Fraction)
+		}
 		switch {
 		case hit && exactHit && c.Fraction > exact.Fraction:
 			t.Errorf("case %d: stopped at %v, after the first touch at %v", k, c.Fraction, exact.Fraction)

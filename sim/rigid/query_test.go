@@ -530,3 +530,71 @@ func TestDistanceNearest(t *testing.T) {
 func second(_ narrow.Closest, _ bool, err error) error { return err }
 
 func fourth(_ rigid.BodyID, _ narrow.Closest, _ bool, err error) error { return err }
+
+// TestCastMotion checks World.CastMotion against narrow.CastMotion on
+// every kept body (the least fraction, ties to the lower ID) for a probe
+// box turning by up to a full turn through a scattered field of bunnies,
+// tori and boxes; and the refusals.
+func TestCastMotion(t *testing.T) {
+	w, _ := newWorld(t, nil)
+	rng := rand.New(rand.NewPCG(7, 3))
+	rot := func() mgl64.Quat {
+		return mgl64.QuatRotate(2*math.Pi*rng.Float64(), mgl64.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5 + 1e-3}.Normalize())
+	}
+	shapes := []*narrow.Shape{mesh(t, "bunny"), mesh(t, "torus"), box(t, mgl64.Vec3{0.3, 0.6, 0.2})}
+	ids := scatter(t, w, shapes, 12, 3, func() narrow.Pose {
+		return narrow.Pose{Pos: mgl64.Vec3{8*rng.Float64() - 4, 1 + 3*rng.Float64(), 8*rng.Float64() - 4}, Rot: rot()}
+	})
+	probe := box(t, mgl64.Vec3{0.8, 0.1, 0.1})
+	notFirst := func(id rigid.BodyID) bool { return id != ids[0] }
+	const tol = 1e-3
+	hits := 0
+	for k := range 30 {
+		keep := []func(rigid.BodyID) bool{nil, notFirst}[k%2]
+		from := narrow.Pose{Pos: mgl64.Vec3{10*rng.Float64() - 5, 2 + 4*rng.Float64(), 10*rng.Float64() - 5}, Rot: rot()}
+		to := narrow.Pose{Pos: from.Pos.Add(mgl64.Vec3{6*rng.Float64() - 3, -4 * rng.Float64(), 6*rng.Float64() - 3}), Rot: rot()}
+		got, ok, err := w.CastMotion(probe, from, to, tol, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want narrow.Cast
+		wantID, wantOK := rigid.BodyID(-1), false
+		for id := range rigid.BodyID(w.NumBodies()) {
+			b := w.Body(id)
+			if b == nil || keep != nil && !keep(id) {
+				continue
+			}
+			c, touch, err := narrow.CastMotion(probe, b.Shape(), from, to, b.Pose(), tol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if touch && (!wantOK || c.Fraction < want.Fraction) {
+				want, wantID, wantOK = c, id, true
+			}
+		}
+		if ok != wantOK || ok && (got.Body != wantID || got.Fraction != want.Fraction || got.Pose != want.Pose || got.Start != want.Start) {
+			t.Fatalf("cast %d: %+v %v, want body %d %+v %v", k, got, ok, wantID, want, wantOK)
+		}
+		if ok {
+			hits++
+		}
+	}
+	if hits < 8 {
+		t.Errorf("%d casts of 30 hit: the test needs more", hits)
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"nil shape", third(w.CastMotion(nil, narrow.Identity, narrow.Identity, tol, nil)), rigid.ErrNilShape},
+		{"zero tol", third(w.CastMotion(probe, narrow.Identity, narrow.Identity, 0, nil)), narrow.ErrBadParams},
+		{"bad end", third(w.CastMotion(probe, narrow.Identity, narrow.Pose{Rot: mgl64.Quat{}}, tol, nil)), narrow.ErrBadPose},
+	} {
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.want)
+		}
+	}
+}
+
+func third(_ rigid.ShapeHit, _ bool, err error) error { return err }
