@@ -147,12 +147,7 @@ func sweepChord(src *Shape, t0, t1 *Transform, dst *Shape, pd Pose) (float64, bo
 // TestCastMotionErrors checks the refusals, and that shapes overlapping
 // at the start give Start.
 func TestCastMotionErrors(t *testing.T) {
-	box := mustBox(t, mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
-	poly, err := NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {0, 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	far := Pose{Pos: mgl64.Vec3{5, 0, 0}, Rot: mgl64.QuatIdent()}
+	box, poly, far := refusalCase(t)
 	for _, tc := range []struct {
 		name string
 		a, b *Shape

@@ -232,14 +232,21 @@ func TestDistancePolygons(t *testing.T) {
 	}
 }
 
-// TestDistanceErrors checks the refusals.
-func TestDistanceErrors(t *testing.T) {
-	box := mustBox(t, mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
+// refusalCase returns what the queries' refusal tests use: a 2-wide
+// box, a triangle (2D), and a pose 5 along x.
+func refusalCase(t *testing.T) (box, poly *Shape, far Pose) {
+	t.Helper()
+	box = mustBox(t, mgl64.Vec3{-1, -1, -1}, mgl64.Vec3{1, 1, 1})
 	poly, err := NewPolygon([]mgl64.Vec2{{0, 0}, {1, 0}, {0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	far := Pose{Pos: mgl64.Vec3{5, 0, 0}, Rot: mgl64.QuatIdent()}
+	return box, poly, Pose{Pos: mgl64.Vec3{5, 0, 0}, Rot: mgl64.QuatIdent()}
+}
+
+// TestDistanceErrors checks the refusals.
+func TestDistanceErrors(t *testing.T) {
+	box, poly, far := refusalCase(t)
 	for _, tc := range []struct {
 		name string
 		a, b *Shape

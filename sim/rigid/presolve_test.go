@@ -22,21 +22,12 @@ func TestPreSolveOneWay(t *testing.T) {
 		w, _ := newWorld(t, nil)
 		pd := rigid.NewBodyDef(box(t, mgl64.Vec3{2, 0.05, 2}), at(0, 2, 0))
 		pd.Static = true
-		plate, err := w.AddBody(pd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		plate := addBody(t, w, pd)
 		cube := box(t, mgl64.Vec3{0.2, 0.2, 0.2})
-		dropped, err := w.AddBody(rigid.NewBodyDef(cube, at(1, 3, 0)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		dropped := addBody(t, w, rigid.NewBodyDef(cube, at(1, 3, 0)))
 		td := rigid.NewBodyDef(cube, at(-1, 0.5, 0))
 		td.LinearVelocity = mgl64.Vec3{0, 8, 0}
-		thrown, err := w.AddBody(td)
-		if err != nil {
-			t.Fatal(err)
-		}
+		thrown := addBody(t, w, td)
 		calls := 0
 		if oneWay {
 			w.SetPreSolve(func(p *rigid.PreSolve) {
@@ -69,10 +60,7 @@ func TestPreSolveOneWay(t *testing.T) {
 // holds it at μ = 0.5 slides.
 func TestPreSolveConveyor(t *testing.T) {
 	w, ground := newWorld(t, nil)
-	b, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.2, 0.3}), at(0, 0.2, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := addBody(t, w, rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.2, 0.3}), at(0, 0.2, 0)))
 	w.SetPreSolve(func(p *rigid.PreSolve) {
 		if p.A == ground {
 			p.SurfaceVelocity = mgl64.Vec3{1, 0, 0} // the ground's surface, relative to the box's
@@ -104,9 +92,7 @@ func TestPreSolveDisablePoints(t *testing.T) {
 	var frames [2][]frame
 	for k := range frames {
 		w, _ := newWorld(t, nil)
-		if _, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.3, 0.3}), at(0, 1, 0))); err != nil {
-			t.Fatal(err)
-		}
+		addBody(t, w, rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.3, 0.3}), at(0, 1, 0)))
 		w.SetPreSolve(func(p *rigid.PreSolve) {
 			if k == 0 {
 				p.Disable = true
@@ -127,10 +113,7 @@ func TestPreSolveDisablePoints(t *testing.T) {
 	sameFrames(t, "points disabled one by one", 0, frames[0], frames[1])
 
 	w, _ := newWorld(t, nil)
-	id, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.25, 0.25, 0.25}), at(0, 1.25, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := addBody(t, w, rigid.NewBodyDef(box(t, mgl64.Vec3{0.25, 0.25, 0.25}), at(0, 1.25, 0)))
 	w.SetPreSolve(func(p *rigid.PreSolve) { p.Restitution = 1 })
 	peak, falling := 0.0, true
 	for range 120 {
@@ -159,9 +142,7 @@ func TestPreSolveBadValues(t *testing.T) {
 		func(p *rigid.PreSolve) { p.SurfaceVelocity = mgl64.Vec3{0, math.NaN(), 0} },
 	} {
 		w, _ := newWorld(t, nil)
-		if _, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.3, 0.3}), at(0, 0.3, 0))); err != nil {
-			t.Fatal(err)
-		}
+		addBody(t, w, rigid.NewBodyDef(box(t, mgl64.Vec3{0.3, 0.3, 0.3}), at(0, 0.3, 0)))
 		run(t, w, 5)
 		w.SetPreSolve(bad)
 		before := frameOf(w, 0)

@@ -50,6 +50,16 @@ func newWorld(t testing.TB, change func(*rigid.Config)) (*rigid.World, rigid.Bod
 	return w, g
 }
 
+// addBody adds def to w and returns its ID, failing the test on error.
+func addBody(t testing.TB, w *rigid.World, def rigid.BodyDef) rigid.BodyID {
+	t.Helper()
+	id, err := w.AddBody(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // box returns a box shape of half extents h centred on its origin.
 func box(t testing.TB, h mgl64.Vec3) *narrow.Shape {
 	t.Helper()

@@ -177,18 +177,12 @@ func failStep(t *testing.T, w *rigid.World, want error, cause func() (context.Co
 // non-finite names it, and that the world steps on once it is removed.
 func TestDivergedBodyNamed(t *testing.T) {
 	w, _ := newWorld(t, nil)
-	calm, err := w.AddBody(rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), at(0, 0.5, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	calm := addBody(t, w, rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), at(0, 0.5, 0)))
 	def := rigid.NewBodyDef(box(t, mgl64.Vec3{0.5, 0.5, 0.5}), narrow.Pose{Pos: mgl64.Vec3{5, 3, 0}, Rot: mgl64.QuatRotate(2.5, mgl64.Vec3{1, 1, 1}.Normalize())})
 	def.Name = "rogue"
 	def.AngularVelocity = mgl64.Vec3{math.MaxFloat64, math.MaxFloat64, math.MaxFloat64}
-	rogue, err := w.AddBody(def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Step(context.Background())
+	rogue := addBody(t, w, def)
+	err := w.Step(context.Background())
 	var be *rigid.BodyError
 	if !errors.As(err, &be) || be.Body != rogue || be.Name != "rogue" || !errors.Is(err, rigid.ErrDiverged) {
 		t.Fatalf("Step: %v, want a *BodyError for body %d (rogue) wrapping ErrDiverged", err, rogue)
