@@ -30,6 +30,13 @@ type CastHit struct {
 	// Start: the shape overlaps the fixture at its start (Fraction 0, no
 	// Point or Normal).
 	Start bool
+	// Transform is the shape's transform at Fraction.
+	Transform b2.B2Transform
+}
+
+// transformOf returns the box2d transform of a 2D pose.
+func transformOf(p narrow.Pose) b2.B2Transform {
+	return b2.B2Transform{P: b2.B2Vec2{X: p.Pos[0], Y: p.Pos[1]}, Q: b2.MakeB2RotFromAngle(2 * math.Atan2(p.Rot.V[2], p.Rot.W))}
 }
 
 // ShapeCast moves the polygon s from transform xf by translation and
@@ -84,8 +91,73 @@ func (a *Adapter) ShapeCast(s *narrow.Shape, xf b2.B2Transform, translation b2.B
 		if !touch || ok && (c.Fraction > hit.Fraction || c.Fraction == hit.Fraction && id > proxy) {
 			continue
 		}
-		hit = CastHit{Fixture: f, Child: px.ChildIndex, Fraction: c.Fraction, Start: c.Start,
-			Point: b2.B2Vec2{X: c.Point[0], Y: c.Point[1]}, Normal: b2.B2Vec2{X: c.Normal[0], Y: c.Normal[1]}}
+		hit = castHit(f, px.ChildIndex, &c)
+		hit.Transform = b2.B2Transform{P: b2.B2Vec2{X: xf.P.X + c.Fraction*translation.X, Y: xf.P.Y + c.Fraction*translation.Y}, Q: xf.Q}
+		ok, proxy = true, id
+	}
+	return hit, ok, nil
+}
+
+// castHit is the CastHit of cast c against child child of fixture f.
+func castHit(f *b2.B2Fixture, child int, c *narrow.Cast) CastHit {
+	return CastHit{Fixture: f, Child: child, Fraction: c.Fraction, Start: c.Start,
+		Point: b2.B2Vec2{X: c.Point[0], Y: c.Point[1]}, Normal: b2.B2Vec2{X: c.Normal[0], Y: c.Normal[1]}}
+}
+
+// CastMotion moves the polygon s from transform from to transform to,
+// turning the shorter way at constant angular velocity as it moves, and
+// returns where it first comes within tol of a fixture of the world,
+// among those for which keep returns true (nil: every fixture but the
+// sensors), at their bodies' current transforms: ShapeCast for a motion
+// that turns (narrow.CastMotion: conservative advancement on exact
+// distances, never past a touch). Fixtures whose broad-phase boxes meet
+// the box of the shape's origin path grown by its reach are tested; ties
+// go to the lower broad-phase proxy; CastHit.Transform is the shape's
+// transform at the hit. s must be a 2D shape, the transforms finite and
+// tol positive and finite: otherwise the error wraps ErrNotPolygon,
+// narrow.ErrBadPose or narrow.ErrBadParams.
+func (a *Adapter) CastMotion(s *narrow.Shape, from, to b2.B2Transform, tol float64, keep func(*b2.B2Fixture) bool) (hit CastHit, ok bool, err error) {
+	if s == nil || s.Dim() != narrow.Dim2 {
+		return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: %w", ErrNotPolygon)
+	}
+	p0, p1 := pose(from), pose(to)
+	for _, p := range [2]narrow.Pose{p0, p1} {
+		if _, err := narrow.NewPose(p.Pos, p.Rot); err != nil {
+			return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: %w", err)
+		}
+	}
+	if !(tol > 0) || math.IsInf(tol, 1) {
+		return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: %w: tol %v", narrow.ErrBadParams, tol)
+	}
+	reach := 0.0
+	for i := range s.NumVertices() {
+		reach = max(reach, s.Vertex(i).Len())
+	}
+	reach += tol
+	var box b2.B2AABB
+	box.LowerBound.Set(min(from.P.X, to.P.X)-reach, min(from.P.Y, to.P.Y)-reach)
+	box.UpperBound.Set(max(from.P.X, to.P.X)+reach, max(from.P.Y, to.P.Y)+reach)
+	tree := &a.world.M_contactManager.M_broadPhase.M_tree
+	proxy := -1
+	for _, id := range a.proxiesIn(box) {
+		px := tree.M_nodes[id].UserData.(*b2.B2FixtureProxy)
+		f := px.Fixture
+		if keep == nil && f.M_isSensor || keep != nil && !keep(f) {
+			continue
+		}
+		other, err := a.shapeOf(f, px.ChildIndex)
+		if err != nil {
+			return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: fixture child %d: %w", px.ChildIndex, err)
+		}
+		c, touch, err := narrow.CastMotion(s, other, p0, p1, pose(f.M_body.M_xf), tol)
+		if err != nil {
+			return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: %w", err)
+		}
+		if !touch || ok && (c.Fraction > hit.Fraction || c.Fraction == hit.Fraction && id > proxy) {
+			continue
+		}
+		hit = castHit(f, px.ChildIndex, &c)
+		hit.Transform = transformOf(c.Pose)
 		ok, proxy = true, id
 	}
 	return hit, ok, nil

@@ -166,3 +166,66 @@ func ExampleAdapter_ShapeCast() {
 	fmt.Printf("%v: walks %.2f m, then a wall facing (%.0f, %.0f)\n", ok, 2*hit.Fraction, hit.Normal.X, hit.Normal.Y)
 	// Output: true: walks 1.20 m, then a wall facing (-1, 0)
 }
+
+// TestCastMotion: a bar 2 long turning half a turn about its centre above
+// a U-shaped cup hits a post in the cup's mouth, which its corners'
+// straight paths miss, before it would reach the cup's rim;
+// with the post filtered out it hits a rim; translating without a turn it
+// lands in the cup as ShapeCast does, within tol. The hit's transform is
+// the bar's at the touch, and nothing overlaps before it.
+func TestCastMotion(t *testing.T) {
+	w, ad := newWorld(t)
+	cup := box2dadapter.AddPolygon(body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0), mustShape(t, uShape(1, 1, 0.2)), 0)
+	postShape := mustShape(t, []b2.B2Vec2{{X: -0.05, Y: -0.05}, {X: 0.05, Y: -0.05}, {X: 0.05, Y: 0.05}, {X: -0.05, Y: 0.05}})
+	post := box2dadapter.AddPolygon(body(w, b2.B2BodyType.B2_staticBody, -0.67, 1.29, 0), postShape, 0)
+	bar := mustShape(t, []b2.B2Vec2{{X: -1, Y: -0.05}, {X: 1, Y: -0.05}, {X: 1, Y: 0.05}, {X: -1, Y: 0.05}}).Narrow()
+	xf := func(x, y, angle float64) b2.B2Transform {
+		var t b2.B2Transform
+		t.Set(b2.B2Vec2{X: x, Y: y}, angle)
+		return t
+	}
+	const tol = 1e-4
+	from, to := xf(0, 1.5, 0.1), xf(0, 1.5, 0.1+math.Pi*0.98)
+	check := func(name string, hit box2dadapter.CastHit, ok bool, err error, want *b2.B2Fixture) {
+		t.Helper()
+		if err != nil || !ok || hit.Fixture != want || hit.Start {
+			t.Fatalf("%s: %+v %v %v, want a hit of %p", name, hit, ok, err, want)
+		}
+	}
+	hit, ok, err := ad.CastMotion(bar, from, to, tol, nil)
+	check("the post", hit, ok, err, post)
+	// At the hit's transform the bar is within tol of the post.
+	ht, pp := hit.Transform, narrow.Pose2D(-0.67, 1.29, 0)
+	if d, _, err := narrow.Distance(bar, postShape.Narrow(), narrow.Pose2D(ht.P.X, ht.P.Y, ht.Q.GetAngle()), pp, math.Inf(1)); err != nil || d.Overlap || d.Dist > tol {
+		t.Errorf("at the hit's transform %+v: %+v (%v), want within %v", ht, d, err, tol)
+	}
+	// The corners' straight paths miss the post.
+	for _, c := range [][2]float64{{-1, -0.05}, {1, -0.05}, {1, 0.05}, {-1, 0.05}} {
+		p0, p1 := b2.B2TransformVec2Mul(from, b2.B2Vec2{X: c[0], Y: c[1]}), b2.B2TransformVec2Mul(to, b2.B2Vec2{X: c[0], Y: c[1]})
+		for k := range 101 {
+			f := float64(k) / 100
+			if x, y := p0.X+f*(p1.X-p0.X), p0.Y+f*(p1.Y-p0.Y); math.Abs(x+0.67) <= 0.05 && math.Abs(y-1.29) <= 0.05 {
+				t.Fatalf("corner %v's chord crosses the post: the case does not show what turning adds", c)
+			}
+		}
+	}
+	noPost := func(f *b2.B2Fixture) bool { return f != post }
+	rim, ok, err := ad.CastMotion(bar, from, to, tol, noPost)
+	check("the rim", rim, ok, err, cup)
+	if rim.Fraction <= hit.Fraction {
+		t.Errorf("the rim at %v, not after the post at %v", rim.Fraction, hit.Fraction)
+	}
+	// Translating only: as ShapeCast, within tol.
+	down := xf(0, -1, 0.1)
+	straight, ok, err := ad.CastMotion(bar, xf(0, 3, 0.1), down, tol, noPost)
+	exact, exactOK, err2 := ad.ShapeCast(bar, xf(0, 3, 0.1), b2.B2Vec2{Y: -4}, noPost)
+	if err != nil || err2 != nil || !ok || !exactOK || straight.Fixture != exact.Fixture || straight.Fraction > exact.Fraction || (exact.Fraction-straight.Fraction)*4 > tol {
+		t.Errorf("straight down: %+v %v; ShapeCast %+v %v (%v, %v)", straight, ok, exact, exactOK, err, err2)
+	}
+	if math.Abs(straight.Transform.P.Y-(3-4*straight.Fraction)) > 1e-12 || math.Abs(straight.Transform.Q.GetAngle()-0.1) > 1e-12 {
+		t.Errorf("straight down: transform %+v at %v", straight.Transform, straight.Fraction)
+	}
+	if _, _, err := ad.CastMotion(bar, from, to, 0, nil); !errors.Is(err, narrow.ErrBadParams) {
+		t.Errorf("tol 0: %v", err)
+	}
+}
