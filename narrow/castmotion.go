@@ -36,19 +36,36 @@ const castMotionSteps = 1000
 // positive and finite: errors wrap ErrEmpty, ErrDimension, ErrBadPose or
 // ErrBadParams.
 func CastMotion(a, b *Shape, from, to, pb Pose, tol float64) (Cast, bool, error) {
+	c, hit, _, err := castMotion(a, b, from, to, pb, tol, castMotionSteps)
+	return c, hit, err
+}
+
+// CastMotionWithin is CastMotion with at most steps (at least 1)
+// advancement steps; it also reports whether it ran out of them (the
+// touch it then reports is only a fraction it reached safely, not one
+// where the shapes meet): continuous collision detection takes that as
+// no answer.
+func CastMotionWithin(a, b *Shape, from, to, pb Pose, tol float64, steps int) (c Cast, hit, out bool, err error) {
+	return castMotion(a, b, from, to, pb, tol, steps)
+}
+
+func castMotion(a, b *Shape, from, to, pb Pose, tol float64, steps int) (Cast, bool, bool, error) {
 	if !(tol > 0) || math.IsInf(tol, 1) {
-		return Cast{}, false, fmt.Errorf("cast motion: %w: tol %v (want a positive finite number)", ErrBadParams, tol)
+		return Cast{}, false, false, fmt.Errorf("cast motion: %w: tol %v (want a positive finite number)", ErrBadParams, tol)
+	}
+	if steps < 1 {
+		return Cast{}, false, false, fmt.Errorf("cast motion: %w: %d steps (want at least 1)", ErrBadParams, steps)
 	}
 	m, err := motionOf(a, b, from, to, pb)
 	if err != nil {
-		return Cast{}, false, fmt.Errorf("cast motion: %w", err)
+		return Cast{}, false, false, fmt.Errorf("cast motion: %w", err)
 	}
 	c, _, err := Distance(a, b, from, pb, math.Inf(1))
 	if err != nil {
-		return Cast{}, false, fmt.Errorf("cast motion: %w", err)
+		return Cast{}, false, false, fmt.Errorf("cast motion: %w", err)
 	}
 	if c.Overlap || c.Dist <= tol {
-		return castAt(&c, 0, m.at(0)), true, nil
+		return castAt(&c, 0, m.at(0)), true, false, nil
 	}
 	r := 0.0
 	for _, v := range a.verts {
@@ -59,31 +76,31 @@ func CastMotion(a, b *Shape, from, to, pb Pose, tol float64) (Cast, bool, error)
 	// 1e9.
 	speed *= 1 + 1e-9
 	t := 0.0
-	for range castMotionSteps {
+	for range steps {
 		if !(speed > 0) {
-			return Cast{}, false, nil
+			return Cast{}, false, false, nil
 		}
 		// Advance to where the shapes could be tol/2 apart, not 0: a
 		// head-on approach then ends tol/2 short of the touch, clear of
 		// Overlap's tolerance of touching.
 		t += (c.Dist - 0.5*tol) / speed
 		if t > 1 {
-			return Cast{}, false, nil
+			return Cast{}, false, false, nil
 		}
 		pose := m.at(t)
 		if c, _, err = Distance(a, b, pose, pb, math.Inf(1)); err != nil {
-			return Cast{}, false, fmt.Errorf("cast motion: at %v: %w", t, err)
+			return Cast{}, false, false, fmt.Errorf("cast motion: at %v: %w", t, err)
 		}
 		if c.Overlap {
 			// Rounding let the step overshoot a touch by a few ulps:
 			// report it as one.
-			return Cast{Fraction: t, Start: t == 0, Pose: pose}, true, nil
+			return Cast{Fraction: t, Start: t == 0, Pose: pose}, true, false, nil
 		}
 		if c.Dist <= tol {
-			return castAt(&c, t, pose), true, nil
+			return castAt(&c, t, pose), true, false, nil
 		}
 	}
-	return castAt(&c, t, m.at(t)), true, nil
+	return castAt(&c, t, m.at(t)), true, true, nil
 }
 
 // castAt is the Cast of fraction t, where the shapes are c apart with the

@@ -168,6 +168,19 @@ func TestCastMotionErrors(t *testing.T) {
 	if err != nil || !ok || !c.Start || c.Fraction != 0 {
 		t.Errorf("overlapping at the start: %+v, %v, %v", c, ok, err)
 	}
+	// Out of steps: a box sliding past another 1e-3 from it, with a
+	// tolerance of 1e-5, advances by about the gap at each step.
+	past := Pose{Pos: mgl64.Vec3{-4, 2.001, 0}, Rot: mgl64.QuatIdent()}
+	end := Pose{Pos: mgl64.Vec3{4, 2.001, 0}, Rot: mgl64.QuatIdent()}
+	if _, _, out, err := CastMotionWithin(box, box, past, end, Identity, 1e-5, 10); err != nil || !out {
+		t.Errorf("10 steps for a graze: out %v, %v", out, err)
+	}
+	if _, hit, out, err := CastMotionWithin(box, box, past, end, Identity, 1e-5, 100000); err != nil || hit || out {
+		t.Errorf("enough steps for a graze: hit %v, out %v, %v", hit, out, err)
+	}
+	if _, _, _, err := CastMotionWithin(box, box, past, end, Identity, 1e-5, 0); !errors.Is(err, ErrBadParams) {
+		t.Errorf("0 steps: %v", err)
+	}
 }
 
 // BenchmarkCastMotion casts a bunny at a torus, turning it by half a turn

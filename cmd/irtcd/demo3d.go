@@ -74,6 +74,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	f := addDemoFlags(fs, "demo3d.gif", 640)
 	ccd := fs.Float64("ccd", 0, "continuous collision detection: sweep each pair whose relative motion in a step may exceed `F` × the smaller\nbody's size, and cut the motions back to the time of impact (rigid.Config.CCDMotion; 0: off; 0.05 sweeps\nwhat speculative contacts may miss)")
 	ccdEdges := fs.Bool("ccd-edges", false, "with -ccd, sweep the bodies' edges too (rigid.Config.CCDEdges): bodies that first touch edge on edge")
+	ccdTurns := fs.Bool("ccd-turns", false, "with -ccd, cast fast turns too (rigid.Config.CCDTurns): spinning bodies")
 	glbOut := fs.String("glb", "", "also write the run as an animated glTF scene to `FILE.glb` (sim/gltfscene: a node per body,\nkeyed at every frame of the GIF), for a glTF viewer")
 
 	fail := failer(stderr, "demo3d")
@@ -116,7 +117,7 @@ func runDemo3D(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg := rigid.DefaultConfig()
-	cfg.CCDMotion, cfg.CCDEdges = *ccd, *ccdEdges
+	cfg.CCDMotion, cfg.CCDEdges, cfg.CCDTurns = *ccd, *ccdEdges, *ccdTurns
 	params := cfg.Params
 	params.Method = d.method
 	params.Speculative = params.Speculative && d.method == narrow.MethodPredictive

@@ -8,12 +8,19 @@ import (
 
 // computeAABB updates b's broad-phase box: the shape's local bounds mapped
 // by its pose, grown (dynamic bodies only) by MarginFactor × the shape's
-// Size plus the distance its speed covers in one step.
+// Size plus the distance its speed covers in one step, and with
+// Config.CCDTurns by the most its turn moves a point in one step.
 func (w *World) computeAABB(b *Body) {
 	t := narrow.Transform{R: b.rot, T: b.pose.Pos}
 	box := b.shape.Bounds().Transformed(&t)
 	if !b.static {
-		box = box.Grow(w.cfg.MarginFactor*b.shape.Size() + b.v.Len()*w.cfg.Dt)
+		g := w.cfg.MarginFactor*b.shape.Size() + b.v.Len()*w.cfg.Dt
+		if w.cfg.CCDMotion > 0 && w.cfg.CCDTurns {
+			// The most the turn moves a point in a step: continuous
+			// collision detection sweeps turns (sweepTurn).
+			g += min(b.w.Len()*w.cfg.Dt, 2) * b.reach
+		}
+		box = box.Grow(g)
 	}
 	b.aabb = box
 }

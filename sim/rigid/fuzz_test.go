@@ -44,7 +44,7 @@ func bodyID(r *fuzzread.Reader, n int) rigid.BodyID {
 
 // FuzzWorldOps reads a configuration from the input's first byte
 // (DefaultConfig with or without continuous collision detection, edge
-// sweeps, edge-through-face contacts, sleeping, speculative and
+// sweeps and turning casts, edge-through-face contacts, sleeping, speculative and
 // edge-on-edge contacts, the deep correction rate, a pre-solve that
 // disables pairs and points and changes materials) and then a script of
 // World calls: adding and removing bodies of five shapes, among them a
@@ -93,7 +93,7 @@ func FuzzWorldOps(f *testing.F) {
 		flags := r.Byte()
 		change := func(c *rigid.Config) {
 			if flags&1 != 0 {
-				c.CCDMotion, c.CCDEdges = 0.05, flags&2 != 0
+				c.CCDMotion, c.CCDEdges, c.CCDTurns = 0.05, flags&2 != 0, flags&64 != 0
 			}
 			c.Params.EdgeFaces = flags&4 != 0
 			c.DisableSleep = flags&8 != 0

@@ -508,6 +508,9 @@ func (w *World) sweep() {
 			// Only edges that meet before the vertices do matter.
 			f = narrow.SweepEdgesBefore(a.shape, &from, &to, b.shape, advance, f)
 		}
+		if w.cfg.CCDTurns && f > 0 {
+			f = w.sweepTurn(a, b, p, f, advance)
+		}
 		if f < 1 {
 			for _, k := range [2]BodyID{p.A, p.B} {
 				if w.bodies[k].im != 0 {
@@ -537,6 +540,45 @@ func (w *World) sweep() {
 			}
 		}
 	}
+}
+
+// turnSweep is the least relative turn in a step (rad) that sweepTurn
+// casts, and turnSteps the advancement steps it allows a cast.
+const (
+	turnSweep = 0.35
+	turnSteps = 64
+)
+
+// sweepTurn is sweep's answer for a pair that turns too far in the step
+// for the vertices' straight paths: a point r from its shape's origin
+// turning by θ relative to the other body strays up to r·(1 − cos(θ/2))
+// from its chord, and once the turn exceeds turnSweep and that stray
+// could exceed half of either shape's thickness, a chord may pass by
+// what the arc hits (a spinning bar past a post). Such pairs are cast
+// along their relative motion turning at constant angular velocity
+// (narrow.CastMotionWithin, to within advance), the body that turns more
+// moving in the other's frame. A cast that finds the pair within advance
+// at the start (a pair hovering without contact: the next step's
+// contacts are its answer), or runs out of steps, changes nothing; else
+// it returns the earlier of its fraction and f, the chords'.
+func (w *World) sweepTurn(a, b *Body, p *Pair, f, advance float64) float64 {
+	mover, frame, m0, f0 := a, b, p.PoseA, p.PoseB
+	if narrow.Angle(p.PoseB.Rot, b.pose.Rot) > narrow.Angle(p.PoseA.Rot, a.pose.Rot) {
+		mover, frame, m0, f0 = b, a, p.PoseB, p.PoseA
+	}
+	rel0, rel1 := narrow.Relative(f0, m0), narrow.Relative(frame.pose, mover.pose)
+	turn := narrow.Angle(rel0.Rot, rel1.Rot)
+	r := mover.reach + mover.localCOM.Len()
+	if turn <= turnSweep || r*(1-math.Cos(0.5*turn)) <= 0.5*min(a.shape.Thickness(), b.shape.Thickness()) {
+		return f
+	}
+	w.stats.Turned++
+	tol := max(advance, 1e-6*mover.shape.Size())
+	c, hit, out, err := narrow.CastMotionWithin(mover.shape, frame.shape, rel0, rel1, narrow.Identity, tol, turnSteps)
+	if err != nil || !hit || out || c.Fraction == 0 {
+		return f
+	}
+	return min(f, c.Fraction)
 }
 
 // cut moves body b back to the fraction f of its motion from the pose

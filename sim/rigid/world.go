@@ -151,6 +151,7 @@ type StepStats struct {
 	SensorTests int // sensor pairs tested with narrow.Overlap
 
 	Swept   int // pairs swept for continuous collision detection (Config.CCDMotion)
+	Turned  int // of those, the pairs whose turn the chords could not follow (narrow.CastMotion)
 	Clamped int // bodies whose motion was cut back to a time of impact
 
 	Awake int // dynamic bodies awake after the step

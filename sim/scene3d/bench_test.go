@@ -337,13 +337,14 @@ func BenchmarkFreeFall(b *testing.B) {
 // BenchmarkSpawnerCCD runs a small spawner (60 objects: bunny, torus,
 // teddy and duck, 424 steps, one backend worker) under
 // rigid.DefaultConfig without continuous collision detection
-// (ccd=off), with it sweeping vertices (ccd=vertices: CCDMotion 0.05)
-// and sweeping edges too (ccd=edges: CCDEdges), and reports the world's
+// (ccd=off), with it sweeping vertices (ccd=vertices: CCDMotion 0.05),
+// sweeping edges too (ccd=edges: CCDEdges) or casting fast turns too
+// (ccd=turns: CCDTurns), and reports the world's
 // mean step and the deepest contact of the run. The objects land at
 // about 13 m/s, so many of their pairs are swept every step. Compare with
 // `benchstat -col /ccd`.
 func BenchmarkSpawnerCCD(b *testing.B) {
-	for _, ccd := range []string{"off", "vertices", "edges"} {
+	for _, ccd := range []string{"off", "vertices", "edges", "turns"} {
 		b.Run("ccd="+ccd, func(b *testing.B) {
 			var total time.Duration
 			steps := 0
@@ -351,7 +352,7 @@ func BenchmarkSpawnerCCD(b *testing.B) {
 			for range b.N {
 				cfg := rigid.DefaultConfig()
 				if ccd != "off" {
-					cfg.CCDMotion, cfg.CCDEdges = 0.05, ccd == "edges"
+					cfg.CCDMotion, cfg.CCDEdges, cfg.CCDTurns = 0.05, ccd == "edges", ccd == "turns"
 				}
 				tr, err := scene3d.Run(context.Background(), scene3d.Spawner(), scene3d.Options{N: 60, Seed: 1, Workers: 1, Config: &cfg})
 				if err != nil {
