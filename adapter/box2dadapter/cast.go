@@ -72,6 +72,26 @@ func (a *Adapter) ShapeCast(s *narrow.Shape, xf b2.B2Transform, translation b2.B
 	var box b2.B2AABB
 	box.LowerBound.Set(min(start.Min[0], start.Min[0]+motion[0]), min(start.Min[1], start.Min[1]+motion[1]))
 	box.UpperBound.Set(max(start.Max[0], start.Max[0]+motion[0]), max(start.Max[1], start.Max[1]+motion[1]))
+	return a.castFixtures(&castQuery{s: s, xf: xf, from: p, motion: motion, what: "shape cast"}, box, keep)
+}
+
+// castQuery is a shape cast over a world's fixtures: by a translation
+// (narrow.CastShape) or, with turn set, along a motion that turns
+// (narrow.CastMotion).
+type castQuery struct {
+	s        *narrow.Shape
+	xf       b2.B2Transform // the start, as box2d gives it
+	from, to narrow.Pose
+	motion   mgl64.Vec3
+	tol      float64
+	turn     bool
+	what     string // the query, for errors
+}
+
+// castFixtures casts q against the fixtures whose broad-phase boxes meet
+// box, among those for which keep returns true (nil: all but sensors),
+// and returns the earliest hit, ties to the lower proxy.
+func (a *Adapter) castFixtures(q *castQuery, box b2.B2AABB, keep func(*b2.B2Fixture) bool) (hit CastHit, ok bool, err error) {
 	tree := &a.world.M_contactManager.M_broadPhase.M_tree
 	proxy := -1
 	for _, id := range a.proxiesIn(box) {
@@ -82,26 +102,31 @@ func (a *Adapter) ShapeCast(s *narrow.Shape, xf b2.B2Transform, translation b2.B
 		}
 		other, err := a.shapeOf(f, px.ChildIndex)
 		if err != nil {
-			return CastHit{}, false, fmt.Errorf("box2dadapter: shape cast: fixture child %d: %w", px.ChildIndex, err)
+			return CastHit{}, false, fmt.Errorf("box2dadapter: %s: fixture child %d: %w", q.what, px.ChildIndex, err)
 		}
-		c, touch, err := narrow.CastShape(s, other, p, pose(f.M_body.M_xf), motion)
+		var c narrow.Cast
+		var touch bool
+		if q.turn {
+			c, touch, err = narrow.CastMotion(q.s, other, q.from, q.to, pose(f.M_body.M_xf), q.tol)
+		} else {
+			c, touch, err = narrow.CastShape(q.s, other, q.from, pose(f.M_body.M_xf), q.motion)
+		}
 		if err != nil {
-			return CastHit{}, false, fmt.Errorf("box2dadapter: shape cast: %w", err)
+			return CastHit{}, false, fmt.Errorf("box2dadapter: %s: %w", q.what, err)
 		}
 		if !touch || ok && (c.Fraction > hit.Fraction || c.Fraction == hit.Fraction && id > proxy) {
 			continue
 		}
-		hit = castHit(f, px.ChildIndex, &c)
-		hit.Transform = b2.B2Transform{P: b2.B2Vec2{X: xf.P.X + c.Fraction*translation.X, Y: xf.P.Y + c.Fraction*translation.Y}, Q: xf.Q}
+		hit = CastHit{Fixture: f, Child: px.ChildIndex, Fraction: c.Fraction, Start: c.Start,
+			Point: b2.B2Vec2{X: c.Point[0], Y: c.Point[1]}, Normal: b2.B2Vec2{X: c.Normal[0], Y: c.Normal[1]}}
+		if q.turn {
+			hit.Transform = transformOf(c.Pose)
+		} else {
+			hit.Transform = b2.B2Transform{P: b2.B2Vec2{X: q.xf.P.X + c.Fraction*q.motion[0], Y: q.xf.P.Y + c.Fraction*q.motion[1]}, Q: q.xf.Q}
+		}
 		ok, proxy = true, id
 	}
 	return hit, ok, nil
-}
-
-// castHit is the CastHit of cast c against child child of fixture f.
-func castHit(f *b2.B2Fixture, child int, c *narrow.Cast) CastHit {
-	return CastHit{Fixture: f, Child: child, Fraction: c.Fraction, Start: c.Start,
-		Point: b2.B2Vec2{X: c.Point[0], Y: c.Point[1]}, Normal: b2.B2Vec2{X: c.Normal[0], Y: c.Normal[1]}}
 }
 
 // CastMotion moves the polygon s from transform from to transform to,
@@ -137,30 +162,7 @@ func (a *Adapter) CastMotion(s *narrow.Shape, from, to b2.B2Transform, tol float
 	var box b2.B2AABB
 	box.LowerBound.Set(min(from.P.X, to.P.X)-reach, min(from.P.Y, to.P.Y)-reach)
 	box.UpperBound.Set(max(from.P.X, to.P.X)+reach, max(from.P.Y, to.P.Y)+reach)
-	tree := &a.world.M_contactManager.M_broadPhase.M_tree
-	proxy := -1
-	for _, id := range a.proxiesIn(box) {
-		px := tree.M_nodes[id].UserData.(*b2.B2FixtureProxy)
-		f := px.Fixture
-		if keep == nil && f.M_isSensor || keep != nil && !keep(f) {
-			continue
-		}
-		other, err := a.shapeOf(f, px.ChildIndex)
-		if err != nil {
-			return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: fixture child %d: %w", px.ChildIndex, err)
-		}
-		c, touch, err := narrow.CastMotion(s, other, p0, p1, pose(f.M_body.M_xf), tol)
-		if err != nil {
-			return CastHit{}, false, fmt.Errorf("box2dadapter: cast motion: %w", err)
-		}
-		if !touch || ok && (c.Fraction > hit.Fraction || c.Fraction == hit.Fraction && id > proxy) {
-			continue
-		}
-		hit = castHit(f, px.ChildIndex, &c)
-		hit.Transform = transformOf(c.Pose)
-		ok, proxy = true, id
-	}
-	return hit, ok, nil
+	return a.castFixtures(&castQuery{s: s, xf: from, from: p0, to: p1, tol: tol, turn: true, what: "cast motion"}, box, keep)
 }
 
 // proxiesIn returns the broad-phase proxies whose fat boxes meet box, in
