@@ -13,7 +13,9 @@ import (
 type PreSolve struct {
 	A, B BodyID // A < B
 	// Points are the pair's solver points, in key order (see
-	// ContactPoints); a point whose Disable is set is left out.
+	// ContactPoints); a point whose Disable is set is left out. The
+	// world reuses the slice for the next pair: change its elements, do
+	// not keep it.
 	Points []PrePoint
 	// Friction and Restitution are the pair's combined coefficients
 	// (√(μA·μB) and max(eA, eB)), which the function may change (finite
@@ -52,13 +54,14 @@ func (w *World) SetPreSolve(f func(p *PreSolve)) { w.preSolve = f }
 // pre-solve function and applies its changes; it returns the points kept
 // (a prefix of cs).
 func (w *World) preSolvePair(id uint64, a, b *Body, cs []contact) ([]contact, error) {
-	p := &w.pre
-	*p = PreSolve{A: BodyID(id >> 32), B: BodyID(uint32(id)), Points: p.Points[:0],
-		Friction: cs[0].mu, Restitution: math.Max(a.restitution, b.restitution)}
+	w.prePoints = w.prePoints[:0]
 	for i := range cs {
 		c := &cs[i]
-		p.Points = append(p.Points, PrePoint{Point: c.p, Normal: c.d[0].vec3(), Depth: c.depth})
+		w.prePoints = append(w.prePoints, PrePoint{Point: c.p, Normal: c.d[0].vec3(), Depth: c.depth})
 	}
+	p := &w.pre
+	*p = PreSolve{A: BodyID(id >> 32), B: BodyID(uint32(id)), Points: w.prePoints,
+		Friction: cs[0].mu, Restitution: math.Max(a.restitution, b.restitution)}
 	w.preSolve(p)
 	switch {
 	case !finite(p.Friction) || p.Friction < 0 || !finite(p.Restitution) || p.Restitution < 0 || !finiteVec(p.SurfaceVelocity):
@@ -70,7 +73,7 @@ func (w *World) preSolvePair(id uint64, a, b *Body, cs []contact) ([]contact, er
 	sv := vec(p.SurfaceVelocity)
 	kept := cs[:0]
 	for i := range cs {
-		if i < len(p.Points) && p.Points[i].Disable {
+		if w.prePoints[i].Disable {
 			continue
 		}
 		c := cs[i]

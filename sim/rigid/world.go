@@ -64,8 +64,9 @@ type World struct {
 	undo stepUndo
 
 	// Pre-solve (presolve.go): the function, and what it is handed.
-	preSolve func(p *PreSolve)
-	pre      PreSolve
+	preSolve  func(p *PreSolve)
+	pre       PreSolve
+	prePoints []PrePoint
 }
 
 // persisted is the part of a World that its later steps depend on, with
