@@ -60,7 +60,10 @@ func castMotion(a, b *Shape, from, to, pb Pose, tol float64, steps int) (Cast, b
 	if err != nil {
 		return Cast{}, false, false, fmt.Errorf("cast motion: %w", err)
 	}
-	c, _, err := Distance(a, b, from, pb, math.Inf(1))
+	// Each step's search starts from the previous nearest pair of
+	// primitives, near the new nearest at nearby poses.
+	var seed distSeed
+	c, _, err := distance(a, b, from, pb, math.Inf(1), &seed)
 	if err != nil {
 		return Cast{}, false, false, fmt.Errorf("cast motion: %w", err)
 	}
@@ -88,7 +91,7 @@ func castMotion(a, b *Shape, from, to, pb Pose, tol float64, steps int) (Cast, b
 			return Cast{}, false, false, nil
 		}
 		pose := m.at(t)
-		if c, _, err = Distance(a, b, pose, pb, math.Inf(1)); err != nil {
+		if c, _, err = distance(a, b, pose, pb, math.Inf(1), &seed); err != nil {
 			return Cast{}, false, false, fmt.Errorf("cast motion: at %v: %w", t, err)
 		}
 		if c.Overlap {

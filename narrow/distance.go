@@ -54,6 +54,23 @@ func (c *Closest) Normal() mgl64.Vec3 {
 // be valid and max not negative or NaN: errors wrap ErrEmpty,
 // ErrDimension, ErrBadPose or ErrBadParams.
 func Distance(a, b *Shape, pa, pb Pose, max float64) (Closest, bool, error) {
+	return distance(a, b, pa, pb, max, nil)
+}
+
+// distSeed carries the nearest pair of primitives from one Distance
+// search to the next of the same shapes at nearby poses (CastMotion's
+// steps), as their positions in the shapes' leaf orders; ok is false
+// until a search has found one.
+type distSeed struct {
+	a, b int32
+	ok   bool
+}
+
+// distance is Distance, starting from the pair of primitives in seed, if
+// any, and leaving the nearest pair found there. The seed's pair is
+// measured first: a genuine candidate, so the answer is the same, but
+// its distance prunes the walk from the root.
+func distance(a, b *Shape, pa, pb Pose, max float64, seed *distSeed) (Closest, bool, error) {
 	if math.IsNaN(max) || max < 0 {
 		return Closest{}, false, fmt.Errorf("distance: %w: max %v", ErrBadParams, max)
 	}
@@ -71,6 +88,7 @@ func Distance(a, b *Shape, pa, pb Pose, max float64) (Closest, bool, error) {
 	q.ab.SetRelative(&tb, &ta) // a's coordinates into b's frame
 	q.ba.SetRelative(&ta, &tb)
 	q.a, q.b = a, b
+	q.cacheA.first, q.cacheB.first = -1, -1
 	// max² widened by a few ulps, so that no pair within max is lost to
 	// its rounding; the answer is checked against max itself below.
 	q.best, q.primA, q.primB = max*max*(1+1e-15), -1, -1
@@ -78,7 +96,13 @@ func Distance(a, b *Shape, pa, pb Pose, max float64) (Closest, bool, error) {
 	// tests, may err by a few ulps of the coordinates: a box pair is
 	// skipped only when it is farther than this beyond the best.
 	q.slack = 1e-12 * (a.size + b.size + len3(q.ab.T))
+	if seed != nil && seed.ok {
+		q.tryPair(seed.a, seed.b)
+	}
 	q.run()
+	if seed != nil && q.primA >= 0 {
+		*seed = distSeed{a: q.leafA, b: q.leafB, ok: true}
+	}
 	d := math.Sqrt(q.best)
 	if q.primA < 0 || d > max {
 		return Closest{}, false, nil
@@ -96,6 +120,12 @@ type distQuery struct {
 	pa, pb [3]float64 // its points
 	primA  int32      // its primitives (-1: none yet)
 	primB  int32
+	cacheA primCache // primitives of the last leaf of a and of b compared
+	cacheB primCache
+	leafA  int32 // their positions in the shapes' leaf orders
+	leafB  int32
+	dir    [3]float64 // unit direction from pa to pb, if hasDir
+	hasDir bool
 
 	// A walk holds at most one pair per split on its path, plus one:
 	// each hierarchy is at most maxDepth+1 levels deep.
@@ -107,6 +137,7 @@ type distQuery struct {
 // in the shape's frame.
 type distNode struct {
 	box          AABB
+	mapped       AABB // box mapped into the other shape's frame
 	first, count int32
 }
 
@@ -142,15 +173,14 @@ func distChildren(s *Shape, n *distNode) (c [2]distNode) {
 }
 
 // bound returns a lower bound of the squared distance between a's subtree
-// x and b's subtree y: the larger of their boxes' distances with x's box
+// x and b's subtree y: the largest of their boxes' distances with x's box
 // mapped into b's frame and with y's mapped into a's (each mapped box
-// holds the other's), less the slack.
+// holds the other's), and of the gaps between the boxes along the line
+// through their centres and along the direction of the nearest pair
+// found so far, less the slack.
 func (q *distQuery) bound(x, y *distNode) float64 {
-	bx := x.box.Transformed(&q.ab)
-	by := y.box.Transformed(&q.ba)
-	d := math.Sqrt(max(aabbDist2(&bx, &y.box), aabbDist2(&x.box, &by)))
-	// The gap between the boxes along the line through their centres:
-	// each box's extent along a unit axis n is Σ|n·eᵢ|.
+	bx := &x.mapped
+	d := math.Sqrt(max(aabbDist2(bx, &y.box), aabbDist2(&x.box, &y.mapped)))
 	var cx, cy, n [3]float64
 	for ax := range 3 {
 		cx[ax] = 0.5 * (bx.Min[ax] + bx.Max[ax])
@@ -158,20 +188,29 @@ func (q *distQuery) bound(x, y *distNode) float64 {
 		n[ax] = cy[ax] - cx[ax]
 	}
 	if l := len3(n); l > 0 {
-		n = scale3(n, 1/l)
-		var ex, ey float64
-		for i := range 3 {
-			h := 0.5 * (x.box.Max[i] - x.box.Min[i])
-			ex += math.Abs(n[0]*q.ab.R[i]+n[1]*q.ab.R[3+i]+n[2]*q.ab.R[6+i]) * h
-			ey += math.Abs(n[i]) * 0.5 * (y.box.Max[i] - y.box.Min[i])
-		}
-		d = max(d, l-ex-ey)
+		d = max(d, q.axisGap(scale3(n, 1/l), &cx, &cy, x, y))
+	}
+	if q.hasDir {
+		d = max(d, q.axisGap(q.dir, &cx, &cy, x, y))
 	}
 	d -= q.slack
 	if d <= 0 {
 		return 0
 	}
 	return d * d
+}
+
+// axisGap returns the gap between the boxes of subtrees x (centre cx in
+// b's frame) and y (centre cy) along unit axis n, from x towards y: each
+// box's extent along n is Σ|n·eᵢ|·hᵢ over its half sides hᵢ.
+func (q *distQuery) axisGap(n [3]float64, cx, cy *[3]float64, x, y *distNode) float64 {
+	var ex, ey float64
+	for i := range 3 {
+		h := 0.5 * (x.box.Max[i] - x.box.Min[i])
+		ex += math.Abs(n[0]*q.ab.R[i]+n[1]*q.ab.R[3+i]+n[2]*q.ab.R[6+i]) * h
+		ey += math.Abs(n[i]) * 0.5 * (y.box.Max[i] - y.box.Min[i])
+	}
+	return dot3(n, *cy) - dot3(n, *cx) - ex - ey
 }
 
 // skip reports whether a pair of boxes lb² apart cannot hold a pair of
@@ -183,6 +222,7 @@ func (q *distQuery) skip(lb float64) bool { return lb > q.best }
 // children's pairs first.
 func (q *distQuery) run() {
 	ra, rb := distRoot(q.a), distRoot(q.b)
+	ra.mapped, rb.mapped = ra.box.Transformed(&q.ab), rb.box.Transformed(&q.ba)
 	q.stack[0] = distPair{a: ra, b: rb, lb: q.bound(&ra, &rb)}
 	sp := 1
 	for sp > 0 {
@@ -202,11 +242,13 @@ func (q *distQuery) run() {
 		if splitA {
 			ch := distChildren(q.a, &p.a)
 			for k := range 2 {
+				ch[k].mapped = ch[k].box.Transformed(&q.ab)
 				c[k] = distPair{a: ch[k], b: p.b, lb: q.bound(&ch[k], &p.b)}
 			}
 		} else {
 			ch := distChildren(q.b, &p.b)
 			for k := range 2 {
+				ch[k].mapped = ch[k].box.Transformed(&q.ba)
 				c[k] = distPair{a: p.a, b: ch[k], lb: q.bound(&p.a, &ch[k])}
 			}
 		}
@@ -224,49 +266,101 @@ func (q *distQuery) run() {
 
 // leaves compares every primitive of a's leaf x with every one of b's leaf
 // y, skipping a primitive of a whose box is farther from y's than the best
-// and a pair whose boxes are.
+// and a pair whose boxes are, or that lie farther apart than the best
+// along the nearest pair's direction or beyond one's plane. Primitives
+// are made when first needed, and kept for the next leaves of the walk
+// while it stays on the same leaf of a shape (primCache); planes only for
+// the pairs that reach the plane test.
 func (q *distQuery) leaves(x, y *distNode) {
-	a, b := q.a, q.b
-	var built [leafMax]distPrim
-	if y.count <= leafMax {
-		for j := range y.count {
-			built[j].setPrim(b, &b.leaf[y.first+j], nil)
-		}
-	}
-	var ea, local distPrim
+	ca, cb := &q.cacheA, &q.cacheB
+	ca.use(x)
+	cb.use(y)
+	var la, lb distPrim // for leaves too large for the caches
 	for i := x.first; i < x.first+x.count; i++ {
-		pa := &a.leaf[i]
-		ea.setPrim(a, pa, &q.ab)
+		ea := ca.get(q.a, i, &q.ab, &la)
 		if q.apart(&ea.box, &y.box) {
 			continue
 		}
 		for j := y.first; j < y.first+y.count; j++ {
-			pb := &b.leaf[j]
-			eb := &local
-			if y.count <= leafMax {
-				eb = &built[j-y.first]
-			} else {
-				eb.setPrim(b, pb, nil)
-			}
+			eb := cb.get(q.b, j, nil, &lb)
 			if q.apart(&ea.box, &eb.box) {
 				continue
 			}
-			if ea.n == 3 && eb.n == 3 {
-				// All of one triangle on one side of the other's plane:
-				// the least of its distances to it is a lower bound.
-				if g := max(planeGap(&ea, eb), planeGap(eb, &ea)) - q.slack; g > 0 && g*g > q.best {
+			if q.hasDir {
+				if g := dirGap(&q.dir, ea, eb) - q.slack; g > 0 && g*g > q.best {
 					continue
 				}
 			}
-			d2, ca, cb := primDist2(&ea, eb)
-			switch {
-			case d2 > q.best:
-				continue
-			case d2 == q.best && q.primA >= 0 && (pa.id > q.primA || pa.id == q.primA && pb.id > q.primB):
-				continue
+			if ea.n == 3 && eb.n == 3 {
+				ea.plane()
+				eb.plane()
+				// All of one triangle on one side of the other's plane:
+				// the least of its distances to it is a lower bound.
+				if g := max(planeGap(ea, eb), planeGap(eb, ea)) - q.slack; g > 0 && g*g > q.best {
+					continue
+				}
 			}
-			q.best, q.pa, q.pb, q.primA, q.primB = d2, ca, cb, pa.id, pb.id
+			q.measure(ea, eb, i, j)
 		}
+	}
+}
+
+// primCache holds the primitives of one leaf of a shape, as made for
+// the search (mapped into b's frame), from the first time each is needed
+// until the walk moves to another leaf.
+type primCache struct {
+	first int32 // the leaf's first position, -1 for none
+	have  uint32
+	prims [leafMax]distPrim
+}
+
+// use makes the cache the one of leaf n, emptied if it held another.
+func (c *primCache) use(n *distNode) {
+	if c.first != n.first {
+		c.first, c.have = n.first, 0
+	}
+}
+
+// get returns the primitive of s at leaf position i, mapped by t (nil: as
+// it is), made now if it is not in the cache; one past the cache's room
+// is made in spare.
+func (c *primCache) get(s *Shape, i int32, t *Transform, spare *distPrim) *distPrim {
+	k := i - c.first
+	if k >= leafMax {
+		spare.setPrim(s, &s.leaf[i], t)
+		return spare
+	}
+	e := &c.prims[k]
+	if c.have&(1<<k) == 0 {
+		e.setPrim(s, &s.leaf[i], t)
+		c.have |= 1 << k
+	}
+	return e
+}
+
+// tryPair measures a's primitive at leaf position i against b's at j.
+func (q *distQuery) tryPair(i, j int32) {
+	var ea, eb distPrim
+	ea.setPrim(q.a, &q.a.leaf[i], &q.ab)
+	eb.setPrim(q.b, &q.b.leaf[j], nil)
+	q.measure(&ea, &eb, i, j)
+}
+
+// measure takes the pair of primitives ea and eb (a's at leaf position
+// i, b's at j) as the best if it is nearer than the best, or as near
+// with lower primitive indices.
+func (q *distQuery) measure(ea, eb *distPrim, i, j int32) {
+	d2, ca, cb := primDist2(ea, eb)
+	ia, ib := q.a.leaf[i].id, q.b.leaf[j].id
+	switch {
+	case d2 > q.best:
+		return
+	case d2 == q.best && q.primA >= 0 && (ia > q.primA || ia == q.primA && ib >= q.primB):
+		return
+	}
+	q.best, q.pa, q.pb, q.primA, q.primB, q.leafA, q.leafB = d2, ca, cb, ia, ib, i, j
+	if d2 > 0 {
+		q.dir, q.hasDir = scale3(sub3(cb, ca), 1/math.Sqrt(d2)), true
 	}
 }
 
@@ -280,11 +374,12 @@ func (q *distQuery) apart(p, r *AABB) bool {
 // distPrim is a primitive in b's frame: its points (3 for a triangle, 2
 // for a segment) and its box.
 type distPrim struct {
-	p   [3][3]float64
-	n   int
-	box AABB
-	nrm [3]float64 // a triangle's unit normal; its plane is nrm·x = off
-	off float64
+	p        [3][3]float64
+	n        int
+	box      AABB
+	nrm      [3]float64 // a triangle's unit normal, once plane has run; its plane is nrm·x = off
+	off      float64
+	hasPlane bool
 }
 
 // setPrim makes the primitive p of s, mapped by t (nil: as it is).
@@ -301,6 +396,20 @@ func (e *distPrim) setPrim(s *Shape, p *primData, t *Transform) {
 		}
 		e.set3(v2)
 	}
+}
+
+// dirGap returns the gap between primitives x and y along unit axis n,
+// from x towards y: the least of y's points' projections less the
+// greatest of x's.
+func dirGap(n *[3]float64, x, y *distPrim) float64 {
+	hi, lo := math.Inf(-1), math.Inf(1)
+	for i := range x.n {
+		hi = max(hi, n[0]*x.p[i][0]+n[1]*x.p[i][1]+n[2]*x.p[i][2])
+	}
+	for i := range y.n {
+		lo = min(lo, n[0]*y.p[i][0]+n[1]*y.p[i][1]+n[2]*y.p[i][2])
+	}
+	return lo - hi
 }
 
 // planeGap returns how far triangle o lies from triangle e's plane if all
@@ -323,20 +432,26 @@ func planeGap(e, o *distPrim) float64 {
 // set makes the primitive the segment p0-p1, or the first edge of a
 // triangle whose third point set3 gives.
 func (e *distPrim) set(p0, p1 [3]float64) {
-	e.p[0], e.p[1], e.n = p0, p1, 2
+	e.p[0], e.p[1], e.n, e.hasPlane = p0, p1, 2, false
 	e.box = pointsBox(p0, p1)
 }
 
-// set3 makes the primitive a triangle, with p2 its third point, and
-// sets its plane.
+// set3 makes the primitive a triangle, with p2 its third point.
 func (e *distPrim) set3(p2 [3]float64) {
 	e.p[2], e.n = p2, 3
 	e.box = pointsBox(e.p[0], e.p[1], p2)
-	n := cross3(sub3(e.p[1], e.p[0]), sub3(p2, e.p[0]))
+}
+
+// plane sets a triangle's plane, if it is not set yet.
+func (e *distPrim) plane() {
+	if e.hasPlane {
+		return
+	}
+	n := cross3(sub3(e.p[1], e.p[0]), sub3(e.p[2], e.p[0]))
 	if l := len3(n); l > 0 {
 		n = scale3(n, 1/l)
 	}
-	e.nrm, e.off = n, dot3(n, e.p[0])
+	e.nrm, e.off, e.hasPlane = n, dot3(n, e.p[0]), true
 }
 
 // aabbDist2 returns the squared distance between two boxes.
@@ -359,6 +474,8 @@ func aabbDist2(p, q *AABB) float64 {
 func primDist2(x, y *distPrim) (best float64, bx, by [3]float64) {
 	best = math.Inf(1)
 	if x.n == 3 && y.n == 3 {
+		x.plane()
+		y.plane()
 		var q [3]float64
 		for i := range 3 {
 			if y.project(&q, &x.p[i]) {

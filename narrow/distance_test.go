@@ -89,6 +89,16 @@ func TestDistanceBruteForce(t *testing.T) {
 			if want := bruteDistance(a, b, pa, pb); got != want {
 				t.Errorf("%v, case %d: %+v, brute force %+v", names, k, got, want)
 			}
+			// Seeded with a random pair of primitives, as CastMotion's
+			// steps are with the last step's nearest: the same answer,
+			// and the seed left is the answer's pair.
+			seed := distSeed{a: rng.Int32N(int32(len(a.leaf))), b: rng.Int32N(int32(len(b.leaf))), ok: true}
+			if again, _, _ := distance(a, b, pa, pb, math.Inf(1), &seed); again != got || a.leaf[seed.a].id != got.PrimA || b.leaf[seed.b].id != got.PrimB {
+				t.Errorf("%v, case %d: seeded %+v, seed left %+v; unseeded %+v", names, k, again, seed, got)
+			}
+			if again, _, _ := distance(a, b, pa, pb, math.Inf(1), &seed); again != got {
+				t.Errorf("%v, case %d: seeded with its own answer %+v; unseeded %+v", names, k, again, got)
+			}
 			if d := got.PB.Sub(got.PA).Len(); math.Abs(d-got.Dist) > 1e-9*(a.size+b.size) {
 				t.Errorf("%v, case %d: points %v apart, Dist %v", names, k, d, got.Dist)
 			}
@@ -415,7 +425,9 @@ func bytePose(d []byte, dim Dim) Pose {
 // rotation, including ones about an axis of the shapes) and a max
 // distance: Distance says the shapes are within max exactly when the
 // brute force's distance is, and then gives its answer; overlapping
-// shapes give Closest.Overlap; both orders agree on the distance.
+// shapes give Closest.Overlap; both orders agree on the distance; a
+// search seeded with the pair of primitives the input names (as
+// CastMotion's steps are) gives the same answer.
 //
 //	go test ./narrow -run '^$' -fuzz '^FuzzDistanceShapes$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzDistanceShapes(f *testing.F) {
@@ -450,6 +462,12 @@ func FuzzDistanceShapes(f *testing.F) {
 		want := bruteDistance(a, b, pa, pb)
 		if ok != (want.Dist <= max) || ok && got != want {
 			t.Fatalf("within %v: %+v, %v; brute force %+v", max, got, ok, want)
+		}
+		if len(data) >= 19 {
+			seed := distSeed{a: int32(data[17]) % int32(len(a.leaf)), b: int32(data[18]) % int32(len(b.leaf)), ok: true}
+			if again, ok2, _ := distance(a, b, pa, pb, max, &seed); ok2 != ok || again != got {
+				t.Fatalf("seeded with %+v: %+v, %v; unseeded %+v, %v", seed, again, ok2, got, ok)
+			}
 		}
 		back, ok2, err := Distance(b, a, pb, pa, math.Inf(1))
 		if err != nil || !ok2 || math.Abs(back.Dist-want.Dist) > 1e-12*(1+want.Dist) {
