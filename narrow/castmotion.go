@@ -60,24 +60,27 @@ func castMotion(a, b *Shape, from, to, pb Pose, tol float64, steps int) (Cast, b
 	if err != nil {
 		return Cast{}, false, false, fmt.Errorf("cast motion: %w", err)
 	}
-	// Each step's search starts from the previous nearest pair of
-	// primitives, near the new nearest at nearby poses.
+	// Of any point of a, per unit of the fraction (radius: a's farthest
+	// vertex from its origin).
+	speed := m.move.Len() + 2*m.half*a.radius
+	// Rounding in the poses between steps: a step is trimmed by a part in
+	// 1e9.
+	speed *= 1 + 1e-9
+	// Each search looks only as far as a can still move, plus tol: shapes
+	// farther apart cannot touch before the end, and the search prunes
+	// everything beyond its max. Each starts from the previous nearest
+	// pair of primitives, near the new nearest at nearby poses.
 	var seed distSeed
-	c, _, err := distance(a, b, from, pb, math.Inf(1), &seed)
+	c, within, err := distance(a, b, from, pb, speed+tol, &seed)
 	if err != nil {
 		return Cast{}, false, false, fmt.Errorf("cast motion: %w", err)
+	}
+	if !within {
+		return Cast{}, false, false, nil
 	}
 	if c.Overlap || c.Dist <= tol {
 		return castAt(&c, 0, m.at(0)), true, false, nil
 	}
-	r := 0.0
-	for _, v := range a.verts {
-		r = max(r, len3(v))
-	}
-	speed := m.move.Len() + 2*m.half*r // of any point of a, per unit of the fraction
-	// Rounding in the poses between steps: a step is trimmed by a part in
-	// 1e9.
-	speed *= 1 + 1e-9
 	t := 0.0
 	for range steps {
 		if !(speed > 0) {
@@ -91,8 +94,11 @@ func castMotion(a, b *Shape, from, to, pb Pose, tol float64, steps int) (Cast, b
 			return Cast{}, false, false, nil
 		}
 		pose := m.at(t)
-		if c, _, err = distance(a, b, pose, pb, math.Inf(1), &seed); err != nil {
+		if c, within, err = distance(a, b, pose, pb, (1-t)*speed+tol, &seed); err != nil {
 			return Cast{}, false, false, fmt.Errorf("cast motion: at %v: %w", t, err)
+		}
+		if !within {
+			return Cast{}, false, false, nil
 		}
 		if c.Overlap {
 			// Rounding let the step overshoot a touch by a few ulps:

@@ -116,7 +116,8 @@ type Config struct {
 	// step. A bar spinning at 120 rad/s past a post is stopped there
 	// rather than spinning through it (TestCCDTurning). Off by default:
 	// in a small spawner of tumbling bunnies, tori, teddies and ducks it
-	// nearly doubles the step (sim/scene3d's BenchmarkSpawnerCCD).
+	// costs a quarter more a step than CCD without it (sim/scene3d's
+	// BenchmarkSpawnerCCD).
 	CCDTurns bool
 
 	// Backend is the narrow phase. Nil: NewWorld creates
