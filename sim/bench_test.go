@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -46,5 +47,62 @@ func BenchmarkAvalanche(b *testing.B) {
 			b.ReportMetric(float64(rays)/float64(steps), "rays/step")
 			b.ReportMetric(deepest, "max-depth")
 		})
+	}
+}
+
+// BenchmarkConvexBaseline runs the 2D avalanche (20 and 50 objects of
+// 448 vertices, 260 and 320 steps) with each object one irtcd shape
+// (shapes=irtcd, the predictive method on one backend worker) and as
+// box2d's own convex polygons (shapes=convex: sim.ConvexPieces, one
+// fixture per piece), the way a box2d user without irtcd builds it.
+// Metrics: the whole step's mean time (irtcd's narrow phase and box2d's
+// World.Step, step-ms/step), the deepest touching point of the run as
+// box2d's solver sees it (world-depth-max, m), touching points per step,
+// and the objects' fixtures.
+func BenchmarkConvexBaseline(b *testing.B) {
+	for _, n := range []int{20, 50} {
+		for _, convex := range []bool{false, true} {
+			shapes := "irtcd"
+			if convex {
+				shapes = "convex"
+			}
+			b.Run(fmt.Sprintf("n=%d/shapes=%s", n, shapes), func(b *testing.B) {
+				var total time.Duration
+				var steps, points, fixtures int
+				deepest := 0.0
+				for range b.N {
+					be, err := cpubackend.New(narrow.Params{ManifoldSize: box2dadapter.ManifoldSize}, cpubackend.WithWorkers(1))
+					if err != nil {
+						b.Fatal(err)
+					}
+					s, err := sim.New(sim.Avalanche(), sim.Options{Params: sim.Params2D{N: n, Seed: 1, Convex: convex}, Backend: be})
+					if err != nil {
+						b.Fatal(err)
+					}
+					fixtures = 0
+					for _, body := range s.Setup.Bodies {
+						for f := body.GetFixtureList(); f != nil; f = f.GetNext() {
+							fixtures++
+						}
+					}
+					for range s.Scene.Steps(n) {
+						m, err := s.Step(context.Background())
+						if err != nil {
+							b.Fatal(err)
+						}
+						total += m.Narrow + m.Box2D
+						points += m.WorldPoints
+						deepest = max(deepest, m.WorldDepthMax)
+						steps++
+					}
+					s.Close()
+					be.Close()
+				}
+				b.ReportMetric(float64(total.Microseconds())/1000/float64(steps), "step-ms/step")
+				b.ReportMetric(deepest, "world-depth-max")
+				b.ReportMetric(float64(points)/float64(steps), "points/step")
+				b.ReportMetric(float64(fixtures), "fixtures")
+			})
+		}
 	}
 }

@@ -75,6 +75,15 @@ type StepMetrics struct {
 	Points    int     // contact points handed to box2d
 	DepthSum  float64 // sum of the points' penetration depths
 	DepthMax  float64 // deepest point
+
+	// Every touching contact of the world after the step, irtcd's and
+	// box2d's own, as box2d's solver sees them: the points, and the
+	// deepest point's penetration (minus its separation), from the
+	// manifolds the step solved at the bodies' new positions
+	// (b2Contact.GetWorldManifold). The same measure with and without
+	// irtcd (Params2D.Convex).
+	WorldPoints   int
+	WorldDepthMax float64
 }
 
 // Rays returns the step's rays of every kind.
@@ -216,6 +225,7 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 		DepthSum:       st.DepthSum,
 		DepthMax:       st.DepthMax,
 	}
+	m.WorldPoints, m.WorldDepthMax = worldDepths(s.World)
 	for i, b := range s.Setup.Bodies {
 		p, v := b.GetPosition(), b.GetLinearVelocity()
 		if !finite(p.X, p.Y, v.X, v.Y, b.GetAngle(), b.GetAngularVelocity()) {
@@ -224,6 +234,24 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 	}
 	s.step++
 	return m, nil
+}
+
+// worldDepths returns the points of w's touching contacts and the
+// deepest one's penetration, from box2d's world manifolds.
+func worldDepths(w *b2.B2World) (points int, deepest float64) {
+	var wm b2.B2WorldManifold
+	for c := w.GetContactList(); c != nil; c = c.GetNext() {
+		if !c.IsTouching() || !c.IsEnabled() {
+			continue
+		}
+		c.GetWorldManifold(&wm)
+		n := c.GetManifold().PointCount
+		points += n
+		for i := range n {
+			deepest = max(deepest, -wm.Separations[i])
+		}
+	}
+	return points, deepest
 }
 
 func finite(xs ...float64) bool {

@@ -95,7 +95,7 @@ func TestRunFrameError(t *testing.T) {
 func TestSceneBuildError(t *testing.T) {
 	bad := Scene2D{Name: "bad", DefaultN: 1, Build: func(w *b2.B2World, p Params2D) (*Setup2D, error) {
 		b := newBody(w, b2.B2BodyType.B2_dynamicBody, 0, 0, 0, 0)
-		return nil, addOutline(b, []b2.B2Vec2{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 2, Y: 0}}, 1)
+		return nil, addOutline(b, []b2.B2Vec2{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 2, Y: 0}}, 1, false)
 	}}
 	_, err := New(bad, Options{})
 	if err == nil || !strings.Contains(err.Error(), `"bad"`) {

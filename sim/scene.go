@@ -27,6 +27,11 @@ type Params2D struct {
 	N int
 	// Seed seeds the scene's random choices (PCG).
 	Seed uint64
+	// Convex builds every concave outline of the scene as box2d's own
+	// convex polygons (ConvexPieces: at most 8 vertices each, one fixture
+	// per piece) instead of one irtcd shape: the same scene as a box2d
+	// user without irtcd builds it, the baseline irtcd is compared with.
+	Convex bool
 }
 
 // Scene2D is a named 2D scene.

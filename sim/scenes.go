@@ -60,8 +60,27 @@ func addCircle(b *b2.B2Body, r, density float64) {
 	b.CreateFixtureFromDef(&def)
 }
 
-// addOutline gives b an irtcd concave polygon fixture.
-func addOutline(b *b2.B2Body, outline []b2.B2Vec2, density float64) error {
+// addOutline gives b an irtcd concave polygon fixture, or, with convex,
+// box2d's own polygon fixtures, one per piece of ConvexPieces (the
+// baseline without irtcd: Params2D.Convex).
+func addOutline(b *b2.B2Body, outline []b2.B2Vec2, density float64, convex bool) error {
+	if convex {
+		pieces, err := ConvexPieces(outline)
+		if err != nil {
+			return err
+		}
+		for _, pc := range pieces {
+			s := b2.MakeB2PolygonShape()
+			s.Set(pc, len(pc))
+			def := b2.MakeB2FixtureDef()
+			def.Shape = &s
+			def.Density = density
+			def.Friction = 0.4
+			def.Filter = b2.MakeB2Filter()
+			b.CreateFixtureFromDef(&def)
+		}
+		return nil
+	}
 	s, err := box2dadapter.NewShape(outline)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
@@ -128,7 +147,7 @@ func buildAvalanche(w *b2.B2World, p Params2D) (*Setup2D, error) {
 		y := 1 + avalancheCell*(float64(r)+0.5)
 		outline, tint := randomObject(rg, 0.5+0.4*rg.Float64())
 		b := newBody(w, b2.B2BodyType.B2_dynamicBody, x, y, 2*math.Pi*rg.Float64(), tint)
-		if err := addOutline(b, outline, 1); err != nil {
+		if err := addOutline(b, outline, 1, p.Convex); err != nil {
 			return nil, fmt.Errorf("avalanche object %d: %w", i, err)
 		}
 		s.Bodies = append(s.Bodies, b)
@@ -166,7 +185,7 @@ const (
 func buildSpawner(w *b2.B2World, p Params2D) (*Setup2D, error) {
 	rg := rng(p.Seed)
 	valley := newBody(w, b2.B2BodyType.B2_staticBody, 0, 0, 0, tintStatic)
-	if err := addOutline(valley, ValleyOutline(valleyHalf, valleyHeight, 1, 200), 0); err != nil {
+	if err := addOutline(valley, ValleyOutline(valleyHalf, valleyHeight, 1, 200), 0, p.Convex); err != nil {
 		return nil, fmt.Errorf("spawner valley: %w", err)
 	}
 	s := &Setup2D{View: Rect{MinX: -valleyHalf - 1, MinY: -1.5, MaxX: valleyHalf + 1, MaxY: sourceY + sourceRadius + 1.5}}
@@ -184,7 +203,7 @@ func buildSpawner(w *b2.B2World, p Params2D) (*Setup2D, error) {
 		case k < 7:
 			outline, tint := randomObject(rg, r)
 			b.SetUserData(tint)
-			if err := addOutline(b, outline, 1); err != nil {
+			if err := addOutline(b, outline, 1, p.Convex); err != nil {
 				return fmt.Errorf("spawner object %d: %w", len(s.Bodies), err)
 			}
 		case k < 9:
@@ -221,7 +240,7 @@ func buildStack(w *b2.B2World, p Params2D) (*Setup2D, error) {
 	s := &Setup2D{View: Rect{MinX: -0.9*h/2 - 3, MinY: -1, MaxX: 0.9*h/2 + 3, MaxY: h + 1}}
 	for i := range p.N {
 		b := newBody(w, b2.B2BodyType.B2_dynamicBody, 0, stackBox*(float64(i)+0.5), 0, tintBox)
-		if err := addOutline(b, Box(stackBox, stackBox), 1); err != nil {
+		if err := addOutline(b, Box(stackBox, stackBox), 1, p.Convex); err != nil {
 			return nil, fmt.Errorf("stack box %d: %w", i, err)
 		}
 		s.Bodies = append(s.Bodies, b)
@@ -256,7 +275,7 @@ func buildCup(w *b2.B2World, p Params2D) (*Setup2D, error) {
 	addGround(w, 4, 0)
 	s := &Setup2D{}
 	cup := newBody(w, b2.B2BodyType.B2_dynamicBody, 0, 0, 0, tintCup)
-	if err := addOutline(cup, CupOutline(cupHalf, cupHeight, cupThickness, 200), 1); err != nil {
+	if err := addOutline(cup, CupOutline(cupHalf, cupHeight, cupThickness, 200), 1, p.Convex); err != nil {
 		return nil, fmt.Errorf("cup: %w", err)
 	}
 	s.Bodies = append(s.Bodies, cup)

@@ -210,3 +210,62 @@ func TestDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// TestConvexBaseline builds the avalanche with Params2D.Convex: every
+// object is box2d's own convex polygons, no irtcd shape, of the same mass
+// and rotational inertia as the irtcd object; they fall and rest above
+// the ground, and box2d reports touching points (StepMetrics.World*).
+func TestConvexBaseline(t *testing.T) {
+	const n = 6
+	build := func(convex bool) *Sim {
+		s, err := New(Avalanche(), Options{Params: Params2D{N: n, Seed: 1, Convex: convex}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	ref, s := build(false), build(true)
+	for i, b := range s.Setup.Bodies {
+		pieces := 0
+		for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
+			if _, ok := f.GetShape().(*b2.B2PolygonShape); !ok {
+				t.Fatalf("body %d has a %T fixture", i, f.GetShape())
+			}
+			pieces++
+		}
+		if pieces < 20 {
+			t.Errorf("body %d: %d pieces", i, pieces)
+		}
+		r := ref.Setup.Bodies[i]
+		if math.Abs(b.GetMass()-r.GetMass()) > 1e-9*r.GetMass() || math.Abs(b.GetInertia()-r.GetInertia()) > 1e-6*r.GetInertia() {
+			t.Errorf("body %d: mass %v, inertia %v; as one irtcd shape %v, %v", i, b.GetMass(), b.GetInertia(), r.GetMass(), r.GetInertia())
+		}
+	}
+	touching := 0
+	steps(t, s, Avalanche().Steps(n), func(m StepMetrics) {
+		if m.Pairs != 0 {
+			t.Fatalf("step %d: %d irtcd pairs", m.Step, m.Pairs)
+		}
+		touching = max(touching, m.WorldPoints)
+	})
+	if touching < n {
+		t.Errorf("at most %d touching points in a step", touching)
+	}
+	for i, b := range s.Setup.Bodies {
+		xf := b.GetTransform()
+		lo := math.Inf(1)
+		for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
+			p := f.GetShape().(*b2.B2PolygonShape)
+			for _, v := range p.M_vertices[:p.M_count] {
+				lo = min(lo, b2.B2TransformVec2Mul(xf, v).Y)
+			}
+		}
+		if lo < s.Setup.Floor-0.05 {
+			t.Errorf("body %d reaches %v, below the floor %v", i, lo, s.Setup.Floor)
+		}
+		if v := b.GetLinearVelocity(); math.Hypot(v.X, v.Y) > 0.5 {
+			t.Errorf("body %d still moves at %v m/s", i, math.Hypot(v.X, v.Y))
+		}
+	}
+}

@@ -27,6 +27,12 @@ type Summary struct {
 	Points    int     // contact points handed to box2d, total
 	DepthMean float64 // mean penetration depth of those points
 	DepthMax  float64 // deepest point of the run
+
+	// Every touching point of the world, irtcd's and box2d's own, as
+	// box2d's solver sees them (StepMetrics.WorldPoints, WorldDepthMax):
+	// the mean per step and the deepest of the run.
+	WorldPointsMean float64
+	WorldDepthMax   float64
 }
 
 // Summary aggregates the trace's steps.
@@ -51,10 +57,13 @@ func (t *Trace) Summary() Summary {
 		s.Points += m.Points
 		depthSum += m.DepthSum
 		s.DepthMax = max(s.DepthMax, m.DepthMax)
+		s.WorldPointsMean += float64(m.WorldPoints)
+		s.WorldDepthMax = max(s.WorldDepthMax, m.WorldDepthMax)
 	}
 	if s.Steps > 0 {
 		s.NarrowMean = s.Narrow / time.Duration(s.Steps)
 		s.Box2DMean = s.Box2D / time.Duration(s.Steps)
+		s.WorldPointsMean /= float64(s.Steps)
 	}
 	if s.Points > 0 {
 		s.DepthMean = depthSum / float64(s.Points)
@@ -80,6 +89,7 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(tw, "rays\t%d\tstandard %d, predictive %d, iterative %d (%s)\n", rays, s.StandardRays, s.PredictiveRays, s.IterativeRays, pct(s.IterativeRays, rays))
 	fmt.Fprintf(tw, "pairs\t%d\tstandard %d, iterative %d (%s), largest batch %d\n", s.Pairs, s.StandardPairs, s.IterativePairs, pct(s.IterativePairs, s.StandardPairs+s.IterativePairs), s.PairsMax)
 	fmt.Fprintf(tw, "contact points\t%d\tdepth mean %.5f, max %.5f\n", s.Points, s.DepthMean, s.DepthMax)
+	fmt.Fprintf(tw, "world contacts\t%.0f points/step\tdeepest %.5f (box2d's and irtcd's, as box2d's solver sees them)\n", s.WorldPointsMean, s.WorldDepthMax)
 	err := tw.Flush()
 	return cw.N, err
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -406,5 +407,21 @@ func TestDrawFrames(t *testing.T) {
 	}
 	if anim.Len() != 0 {
 		t.Errorf("cancelled before drawing: %d frames", anim.Len())
+	}
+}
+
+// TestDemoConvex: -convex runs the scene with box2d's own convex pieces:
+// no irtcd pair, and box2d's touching points in the summary.
+func TestDemoConvex(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.gif")
+	code, stdout, stderr := runDemoArgs(t, "-convex", "-n", "2", "-steps", "40", "-width", "120", "-out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^pairs\s+0\s`).MatchString(stdout) {
+		t.Errorf("irtcd pairs in a run without irtcd shapes:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`(?m)^world contacts\s+[1-9][0-9]* points/step`).MatchString(stdout) {
+		t.Errorf("no touching points reported:\n%s", stdout)
 	}
 }
