@@ -51,22 +51,31 @@ func BenchmarkAvalanche(b *testing.B) {
 }
 
 // BenchmarkConvexBaseline runs the 2D avalanche (20 and 50 objects of
-// 448 vertices, 260 and 320 steps) with each object one irtcd shape
-// (shapes=irtcd, the predictive method on one backend worker) and as
-// box2d's own convex polygons (shapes=convex: sim.ConvexPieces, one
-// fixture per piece), the way a box2d user without irtcd builds it.
-// Metrics: the whole step's mean time (irtcd's narrow phase and box2d's
-// World.Step, step-ms/step), the deepest touching point of the run as
-// box2d's solver sees it (world-depth-max, m), touching points per step,
-// and the objects' fixtures.
+// 448 vertices, 260 and 320 steps) and the spawner (40 objects, 480
+// steps) with each object one irtcd shape (shapes=irtcd, the predictive
+// method on one backend worker) and as box2d users build them without
+// irtcd (shapes=convex, Params2D.Convex: box2d's own convex polygons from
+// sim.ConvexPieces, one fixture per piece; the spawner's static valley a
+// chain loop). Metrics: the whole step's mean time (irtcd's narrow phase
+// and box2d's World.Step, step-ms/step), the deepest touching point of
+// the run as box2d's solver sees it (world-depth-max, m), touching points
+// per step, and the fixtures of the scene's dynamic bodies at the end.
 func BenchmarkConvexBaseline(b *testing.B) {
-	for _, n := range []int{20, 50} {
+	cases := []struct {
+		scene    sim.Scene2D
+		n, steps int
+	}{
+		{sim.Avalanche(), 20, 260},
+		{sim.Avalanche(), 50, 320},
+		{sim.Spawner(), 40, 480},
+	}
+	for _, c := range cases {
 		for _, convex := range []bool{false, true} {
 			shapes := "irtcd"
 			if convex {
 				shapes = "convex"
 			}
-			b.Run(fmt.Sprintf("n=%d/shapes=%s", n, shapes), func(b *testing.B) {
+			b.Run(fmt.Sprintf("scene=%s/n=%d/shapes=%s", c.scene.Name, c.n, shapes), func(b *testing.B) {
 				var total time.Duration
 				var steps, points, fixtures int
 				deepest := 0.0
@@ -75,17 +84,11 @@ func BenchmarkConvexBaseline(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					s, err := sim.New(sim.Avalanche(), sim.Options{Params: sim.Params2D{N: n, Seed: 1, Convex: convex}, Backend: be})
+					s, err := sim.New(c.scene, sim.Options{Params: sim.Params2D{N: c.n, Seed: 1, Convex: convex}, Backend: be})
 					if err != nil {
 						b.Fatal(err)
 					}
-					fixtures = 0
-					for _, body := range s.Setup.Bodies {
-						for f := body.GetFixtureList(); f != nil; f = f.GetNext() {
-							fixtures++
-						}
-					}
-					for range s.Scene.Steps(n) {
+					for range c.steps {
 						m, err := s.Step(context.Background())
 						if err != nil {
 							b.Fatal(err)
@@ -94,6 +97,12 @@ func BenchmarkConvexBaseline(b *testing.B) {
 						points += m.WorldPoints
 						deepest = max(deepest, m.WorldDepthMax)
 						steps++
+					}
+					fixtures = 0
+					for _, body := range s.Setup.Bodies {
+						for f := body.GetFixtureList(); f != nil; f = f.GetNext() {
+							fixtures++
+						}
 					}
 					s.Close()
 					be.Close()

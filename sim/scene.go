@@ -27,10 +27,11 @@ type Params2D struct {
 	N int
 	// Seed seeds the scene's random choices (PCG).
 	Seed uint64
-	// Convex builds every concave outline of the scene as box2d's own
-	// convex polygons (ConvexPieces: at most 8 vertices each, one fixture
-	// per piece) instead of one irtcd shape: the same scene as a box2d
-	// user without irtcd builds it, the baseline irtcd is compared with.
+	// Convex builds every concave outline of the scene as a box2d user
+	// without irtcd does, instead of one irtcd shape: box2d's own convex
+	// polygons (ConvexPieces: at most 8 vertices each, one fixture per
+	// piece), or, for static bodies, a chain loop of the outline. It is
+	// the baseline irtcd is compared with.
 	Convex bool
 }
 

@@ -61,9 +61,23 @@ func addCircle(b *b2.B2Body, r, density float64) {
 }
 
 // addOutline gives b an irtcd concave polygon fixture, or, with convex,
-// box2d's own polygon fixtures, one per piece of ConvexPieces (the
-// baseline without irtcd: Params2D.Convex).
+// what box2d users build without irtcd (Params2D.Convex): a static body
+// gets a chain loop of the outline (box2d's terrain), any other box2d's
+// own polygon fixtures, one per piece of ConvexPieces.
 func addOutline(b *b2.B2Body, outline []b2.B2Vec2, density float64, convex bool) error {
+	if convex && b.GetType() == b2.B2BodyType.B2_staticBody {
+		if err := checkSimple(outline); err != nil {
+			return err
+		}
+		s := b2.MakeB2ChainShape()
+		s.CreateLoop(outline, len(outline))
+		def := b2.MakeB2FixtureDef()
+		def.Shape = &s
+		def.Friction = 0.4
+		def.Filter = b2.MakeB2Filter()
+		b.CreateFixtureFromDef(&def)
+		return nil
+	}
 	if convex {
 		pieces, err := ConvexPieces(outline)
 		if err != nil {

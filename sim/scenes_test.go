@@ -269,3 +269,37 @@ func TestConvexBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestConvexSpawner runs the spawner with Params2D.Convex: the static
+// valley is one chain loop, the objects box2d's convex pieces, and none
+// falls through the valley.
+func TestConvexSpawner(t *testing.T) {
+	s, err := New(Spawner(), Options{Params: Params2D{N: 8, Seed: 2, Convex: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	chains := 0
+	for b := s.World.GetBodyList(); b != nil; b = b.GetNext() {
+		if b.GetType() != b2.B2BodyType.B2_staticBody {
+			continue
+		}
+		for f := b.GetFixtureList(); f != nil; f = f.GetNext() {
+			if _, ok := f.GetShape().(*b2.B2ChainShape); ok {
+				chains++
+			}
+		}
+	}
+	if chains != 1 {
+		t.Fatalf("%d chain fixtures, want the valley's one", chains)
+	}
+	steps(t, s, 200, nil)
+	if len(s.Setup.Bodies) != 8 {
+		t.Fatalf("%d objects spawned", len(s.Setup.Bodies))
+	}
+	for i, b := range s.Setup.Bodies {
+		if p := b.GetPosition(); p.Y < -1 {
+			t.Errorf("object %d at %v, below the valley", i, p)
+		}
+	}
+}
