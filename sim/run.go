@@ -84,6 +84,11 @@ type StepMetrics struct {
 	// irtcd (Params2D.Convex).
 	WorldPoints   int
 	WorldDepthMax float64
+
+	// Awake is the number of the scene's dynamic bodies awake after the
+	// step (box2d puts a body to sleep once it and everything touching
+	// it have been still for half a second).
+	Awake int
 }
 
 // Rays returns the step's rays of every kind.
@@ -227,6 +232,9 @@ func (s *Sim) Step(ctx context.Context) (StepMetrics, error) {
 	}
 	m.WorldPoints, m.WorldDepthMax = worldDepths(s.World)
 	for i, b := range s.Setup.Bodies {
+		if b.IsAwake() {
+			m.Awake++
+		}
 		p, v := b.GetPosition(), b.GetLinearVelocity()
 		if !finite(p.X, p.Y, v.X, v.Y, b.GetAngle(), b.GetAngularVelocity()) {
 			return m, fmt.Errorf("sim: %s step %d: body %d: %w", s.Scene.Name, s.step, i, ErrDiverged)

@@ -255,3 +255,27 @@ func TestNewAnimationPalette(t *testing.T) {
 		t.Errorf("delay %d", g.Delay[0])
 	}
 }
+
+// TestSummaryAsleep checks Summary's sleeping figures: the bodies awake
+// after the last step, and the first step after which none was, even if
+// some woke again.
+func TestSummaryAsleep(t *testing.T) {
+	cases := []struct {
+		awake         []int
+		atEnd, asleep int
+	}{
+		{[]int{3, 2, 2}, 2, -1},
+		{[]int{3, 0, 1, 0}, 0, 1},
+		{[]int{0}, 0, 0},
+		{nil, 0, -1},
+	}
+	for _, c := range cases {
+		var tr Trace
+		for i, a := range c.awake {
+			tr.Steps = append(tr.Steps, StepMetrics{Step: i, Bodies: 3, Awake: a})
+		}
+		if s := tr.Summary(); s.Awake != c.atEnd || s.Asleep != c.asleep {
+			t.Errorf("awake %v: Awake %d, Asleep %d; want %d, %d", c.awake, s.Awake, s.Asleep, c.atEnd, c.asleep)
+		}
+	}
+}

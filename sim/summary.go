@@ -33,11 +33,16 @@ type Summary struct {
 	// the mean per step and the deepest of the run.
 	WorldPointsMean float64
 	WorldDepthMax   float64
+
+	// Awake is the number of dynamic bodies awake after the last step,
+	// and Asleep the first step after which none was (−1: never).
+	Awake  int
+	Asleep int
 }
 
 // Summary aggregates the trace's steps.
 func (t *Trace) Summary() Summary {
-	s := Summary{Steps: len(t.Steps)}
+	s := Summary{Steps: len(t.Steps), Asleep: -1}
 	depthSum := 0.0
 	for _, m := range t.Steps {
 		s.Bodies = m.Bodies
@@ -59,6 +64,10 @@ func (t *Trace) Summary() Summary {
 		s.DepthMax = max(s.DepthMax, m.DepthMax)
 		s.WorldPointsMean += float64(m.WorldPoints)
 		s.WorldDepthMax = max(s.WorldDepthMax, m.WorldDepthMax)
+		s.Awake = m.Awake
+		if m.Awake == 0 && s.Asleep < 0 && m.Bodies > 0 {
+			s.Asleep = m.Step
+		}
 	}
 	if s.Steps > 0 {
 		s.NarrowMean = s.Narrow / time.Duration(s.Steps)
@@ -90,6 +99,11 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(tw, "pairs\t%d\tstandard %d, iterative %d (%s), largest batch %d\n", s.Pairs, s.StandardPairs, s.IterativePairs, pct(s.IterativePairs, s.StandardPairs+s.IterativePairs), s.PairsMax)
 	fmt.Fprintf(tw, "contact points\t%d\tdepth mean %.5f, max %.5f\n", s.Points, s.DepthMean, s.DepthMax)
 	fmt.Fprintf(tw, "world contacts\t%.0f points/step\tdeepest %.5f (box2d's and irtcd's, as box2d's solver sees them)\n", s.WorldPointsMean, s.WorldDepthMax)
+	asleep := "never all asleep"
+	if s.Asleep >= 0 {
+		asleep = fmt.Sprintf("all asleep after step %d", s.Asleep)
+	}
+	fmt.Fprintf(tw, "awake\t%d of %d at the end\t%s\n", s.Awake, s.Bodies, asleep)
 	err := tw.Flush()
 	return cw.N, err
 }
