@@ -115,3 +115,49 @@ func BenchmarkConvexBaseline(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAvalancheAsleep runs the 2D avalanche (20 and 50 objects, the
+// default predictive method and the standard one, one backend worker)
+// for up to 1,200 steps (20 s) with seeds 1 to 8 and reports how soon box2d puts
+// the whole pile to sleep: the mean step after which no body is awake
+// (asleep-step, 1,200 for a pile still awake at the end), and how many
+// of the 8 piles fell asleep (asleep-piles).
+func BenchmarkAvalancheAsleep(b *testing.B) {
+	for _, n := range []int{20, 50} {
+		for _, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodStandard} {
+			b.Run(fmt.Sprintf("n=%d/method=%v", n, m), func(b *testing.B) {
+				sum, asleep, runs := 0, 0, 0
+				for range b.N {
+					for seed := uint64(1); seed <= 8; seed++ {
+						be, err := cpubackend.New(narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, cpubackend.WithWorkers(1))
+						if err != nil {
+							b.Fatal(err)
+						}
+						s, err := sim.New(sim.Avalanche(), sim.Options{Params: sim.Params2D{N: n, Seed: seed}, Backend: be})
+						if err != nil {
+							b.Fatal(err)
+						}
+						at := 1200
+						for i := range 1200 {
+							st, err := s.Step(context.Background())
+							if err != nil {
+								b.Fatal(err)
+							}
+							if st.Awake == 0 {
+								at = i
+								asleep++
+								break
+							}
+						}
+						sum += at
+						runs++
+						s.Close()
+						be.Close()
+					}
+				}
+				b.ReportMetric(float64(sum)/float64(runs), "asleep-step")
+				b.ReportMetric(float64(asleep)/float64(b.N), "asleep-piles")
+			})
+		}
+	}
+}

@@ -18,17 +18,19 @@ var ErrNoPieces = errors.New("sim: outline has no convex decomposition box2d acc
 // per piece. It is the baseline of the scenes' Params2D.Convex, not part
 // of irtcd's path.
 //
-// The outline is triangulated by ear clipping (an ear: a convex vertex
-// whose triangle holds no reflex vertex), the triangulation made
-// Delaunay within the outline by Lawson's flips (ear clipping cuts fans
-// of slivers, and pieces merged from slivers are slivers whose boxes
-// overlap many others: box2d then pairs far more of them), then
-// neighbouring pieces are merged across their shared diagonal, in the order the ears were cut,
-// while the union stays convex and within the vertex limit (Hertel and
-// Mehlhorn's method, at most four times the fewest convex pieces). Each
-// piece is checked as box2d's b2PolygonShape.Set would see it (at least
-// three vertices further apart than half b2.B2_linearSlop, positive
-// area); errors wrap ErrNoPieces and name the piece or vertex.
+// The outline must be simple (checked: no two sides meet but neighbours
+// at their shared vertex). It is triangulated by ear clipping (an ear: a
+// convex vertex whose triangle holds no reflex vertex), and the
+// triangulation made Delaunay within the outline by Lawson's flips: ear
+// clipping cuts fans of slivers, and pieces merged from slivers are
+// slivers whose boxes overlap many others, which box2d then pairs.
+// Neighbouring pieces are then merged across their shared diagonal, in
+// the order of the triangles, while the union stays convex and within
+// the vertex limit (Hertel and Mehlhorn's method, at most four times the
+// fewest convex pieces). Each piece is checked as box2d's
+// b2PolygonShape.Set would see it (at least three vertices further apart
+// than half b2.B2_linearSlop, positive area). Errors wrap ErrNoPieces and
+// name the sides, vertex or piece.
 func ConvexPieces(outline []b2.B2Vec2) ([][]b2.B2Vec2, error) {
 	for i, v := range outline {
 		if !finite(v.X, v.Y) {

@@ -35,29 +35,30 @@ func newBody(w *b2.B2World, typ uint8, x, y, angle float64, tint Tint) *b2.B2Bod
 	return b
 }
 
-// addBox gives b a native box2d box fixture of half extents hx, hy centred
-// at (cx, cy) in body coordinates.
-func addBox(b *b2.B2Body, hx, hy, cx, cy, density float64) {
-	s := b2.MakeB2PolygonShape()
-	s.SetAsBoxFromCenterAndAngle(hx, hy, b2.B2Vec2{X: cx, Y: cy}, 0)
+// addFixture gives b a native box2d fixture of shape s, with the scenes'
+// friction (0.4) and the default collision filter.
+func addFixture(b *b2.B2Body, s b2.B2ShapeInterface, density float64) {
 	def := b2.MakeB2FixtureDef()
-	def.Shape = &s
+	def.Shape = s
 	def.Density = density
 	def.Friction = 0.4
 	def.Filter = b2.MakeB2Filter()
 	b.CreateFixtureFromDef(&def)
 }
 
+// addBox gives b a native box2d box fixture of half extents hx, hy centred
+// at (cx, cy) in body coordinates.
+func addBox(b *b2.B2Body, hx, hy, cx, cy, density float64) {
+	s := b2.MakeB2PolygonShape()
+	s.SetAsBoxFromCenterAndAngle(hx, hy, b2.B2Vec2{X: cx, Y: cy}, 0)
+	addFixture(b, &s, density)
+}
+
 // addCircle gives b a native box2d circle fixture of radius r.
 func addCircle(b *b2.B2Body, r, density float64) {
 	s := b2.MakeB2CircleShape()
 	s.M_radius = r
-	def := b2.MakeB2FixtureDef()
-	def.Shape = &s
-	def.Density = density
-	def.Friction = 0.4
-	def.Filter = b2.MakeB2Filter()
-	b.CreateFixtureFromDef(&def)
+	addFixture(b, &s, density)
 }
 
 // addOutline gives b an irtcd concave polygon fixture, or, with convex,
@@ -71,11 +72,7 @@ func addOutline(b *b2.B2Body, outline []b2.B2Vec2, density float64, convex bool)
 		}
 		s := b2.MakeB2ChainShape()
 		s.CreateLoop(outline, len(outline))
-		def := b2.MakeB2FixtureDef()
-		def.Shape = &s
-		def.Friction = 0.4
-		def.Filter = b2.MakeB2Filter()
-		b.CreateFixtureFromDef(&def)
+		addFixture(b, &s, 0)
 		return nil
 	}
 	if convex {
@@ -86,12 +83,7 @@ func addOutline(b *b2.B2Body, outline []b2.B2Vec2, density float64, convex bool)
 		for _, pc := range pieces {
 			s := b2.MakeB2PolygonShape()
 			s.Set(pc, len(pc))
-			def := b2.MakeB2FixtureDef()
-			def.Shape = &s
-			def.Density = density
-			def.Friction = 0.4
-			def.Filter = b2.MakeB2Filter()
-			b.CreateFixtureFromDef(&def)
+			addFixture(b, &s, density)
 		}
 		return nil
 	}

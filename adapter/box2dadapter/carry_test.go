@@ -96,3 +96,103 @@ func TestHandImpulses(t *testing.T) {
 		})
 	}
 }
+
+// TestHandImpulsesNear: a point new to its pair takes the impulses of the
+// nearest point of last step in its own contact that no point of this
+// step took, within handRadius; points matched by ID come first, and
+// points of another contact, or farther, give nothing. The contacts go
+// through the adapter's order: last step's points prepared, impulses
+// collected, this step's points prepared, impulses handed.
+func TestHandImpulsesNear(t *testing.T) {
+	type old struct {
+		key             uint32
+		x               float64 // where the point was, on y = 0
+		normal, tangent float64
+	}
+	type cur struct {
+		key uint32
+		x   float64
+	}
+	type slotCase struct {
+		last []old
+		now  []cur
+	}
+	setup := func(sc slotCase) *contact {
+		c := &contact{}
+		c.M_manifold = &b2.B2Manifold{PointCount: len(sc.last)}
+		c.prep = prepared{ok: true, n: len(sc.last)}
+		for i, p := range sc.last {
+			c.M_manifold.Points[i] = b2.B2ManifoldPoint{Id: contactID(p.key), NormalImpulse: p.normal, TangentImpulse: p.tangent}
+			c.prep.pts[i] = point{id: p.key, p: b2.B2Vec2{X: p.x}}
+		}
+		return c
+	}
+	r := handRadius
+	tests := []struct {
+		name  string
+		slots []slotCase
+		want  [][2]float64 // per point of this step, in slot order: normal and tangent impulse
+	}{
+		{
+			name:  "the deepest vertex moved to its neighbour",
+			slots: []slotCase{{last: []old{{1, 0, 0.5, 0.1}, {9, 0.3, 0.2, 0}}, now: []cur{{2, 0.6 * r}, {9, 0.3}}}},
+			want:  [][2]float64{{0.5, 0.1}, {0.2, 0}},
+		},
+		{
+			name:  "too far: from zero",
+			slots: []slotCase{{last: []old{{1, 0, 0.5, 0.1}}, now: []cur{{2, 1.5 * r}}}},
+			want:  [][2]float64{{0, 0}},
+		},
+		{
+			name:  "a point that kept its ID is not taken by a new neighbour",
+			slots: []slotCase{{last: []old{{1, 0, 0.5, 0.1}}, now: []cur{{2, 0.1 * r}, {1, 0.2 * r}}}},
+			want:  [][2]float64{{0, 0}, {0.5, 0.1}},
+		},
+		{
+			name:  "the nearest of two",
+			slots: []slotCase{{last: []old{{1, 0, 0.5, 0}, {3, 0.8 * r, 0.7, 0}}, now: []cur{{2, 0.7 * r}}}},
+			want:  [][2]float64{{0.7, 0}},
+		},
+		{
+			name: "another contact's point gives nothing",
+			slots: []slotCase{
+				{last: []old{{1, 0, 0.5, 0}}, now: []cur{{1, 0}}},
+				{last: []old{{4, 0.1 * r, 0.3, 0}}, now: nil},
+				{last: nil, now: []cur{{5, 0.1 * r}}},
+			},
+			want: [][2]float64{{0.5, 0}, {0, 0}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &Adapter{}
+			g := &group{}
+			for _, sc := range tt.slots {
+				g.slots = append(g.slots, setup(sc))
+			}
+			a.collectImpulses(g)
+			for k, sc := range tt.slots {
+				c := g.slots[k]
+				c.prep = prepared{ok: true, n: len(sc.now)}
+				for i, p := range sc.now {
+					c.prep.pts[i] = point{id: p.key, p: b2.B2Vec2{X: p.x}}
+				}
+			}
+			a.handImpulses(g)
+			var got [][2]float64
+			for _, c := range g.slots {
+				for i := 0; i < c.M_manifold.PointCount; i++ {
+					got = append(got, [2]float64{c.M_manifold.Points[i].NormalImpulse, c.M_manifold.Points[i].TangentImpulse})
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d points, want %d", len(got), len(tt.want))
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("point %d: %v, want %v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
