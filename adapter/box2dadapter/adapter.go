@@ -85,9 +85,11 @@ type Adapter struct {
 	log     *slog.Logger
 	batch   *adapter.Batch
 	solo    *adapter.Batch // standard detection on demand (single pairs)
-	native  map[nativeKey]*narrow.Shape
-	steps   uint64 // Steps run
-	prune   bool   // scan for shapes that are gone at the next Step (see releaseGone)
+	// contacts holds the adapter's contacts in the world list's order.
+	contacts contactList
+	native   map[nativeKey]*narrow.Shape
+	steps    uint64 // Steps run
+	prune    bool   // scan for shapes that are gone at the next Step (see releaseGone)
 	// Scratch of releaseGone: the shapes the world's fixtures hold.
 	liveShapes map[*narrow.Shape]bool
 	liveNative map[b2.B2ShapeInterface]bool
@@ -138,20 +140,61 @@ func Install(world *b2.B2World, opts ...Option) (*Adapter, error) {
 		return nil, errors.New("box2dadapter: an adapter is already installed on this world")
 	}
 	worlds[world] = a
+	a.adopt()
 	return a, nil
 }
 
-// Close uninstalls the adapter (irtcd contacts of the world then report no
-// points) and closes the backends it created.
+// adopt takes charge of the world's irtcd contacts that no adapter holds:
+// those box2d made before Install (World.Step without an adapter, or the
+// contacts of an adapter since closed), which would otherwise never get
+// points until their fixtures part.
+func (a *Adapter) adopt() {
+	for ci := a.world.M_contactManager.M_contactList; ci != nil; ci = ci.GetNext() {
+		if c, ok := ci.(*contact); ok && c.g == nil {
+			c.ad, c.prep = a, prepared{}
+			c.g = a.newGroup(c)
+			a.contacts.pushBack(c)
+		}
+	}
+}
+
+// Close uninstalls the adapter and closes the backends it created. The
+// world's irtcd contacts then report no points until another adapter is
+// installed, which takes them over; the extra contacts of pairs touching
+// along several normals are destroyed (box2d calls the listener's
+// EndContact for those touching). Close fails, and does nothing, while
+// the world is locked (from a callback during a step).
 func (a *Adapter) Close() error {
 	worldsMu.Lock()
-	delete(worlds, a.world)
+	if a.world.IsLocked() {
+		worldsMu.Unlock()
+		return errors.New("box2dadapter: Close during a step (the world is locked)")
+	}
+	if worlds[a.world] == a {
+		delete(worlds, a.world)
+	}
 	worldsMu.Unlock()
+	a.detach()
 	err := a.solo.Backend().Close()
 	if a.owned != nil {
 		err = errors.Join(err, a.owned.Close())
 	}
 	return err
+}
+
+// detach lets go of the adapter's contacts (see Close).
+func (a *Adapter) detach() {
+	for c := a.contacts.head; c != nil; {
+		next := c.next
+		if c.g.leader() != c {
+			a.world.M_contactManager.Destroy(c) // destroyContact unlists it
+		}
+		c = next
+	}
+	for c := a.contacts.head; c != nil; c = a.contacts.head {
+		a.contacts.remove(c)
+		c.g, c.ad, c.prep = nil, nil, prepared{}
+	}
 }
 
 // Stats returns the statistics of the last Step.
@@ -223,11 +266,7 @@ func (a *Adapter) Step(ctx context.Context, dt float64, velocityIterations, posi
 	a.batch.Begin()
 	a.pending = a.pending[:0]
 	a.sensors = a.sensors[:0]
-	for ci := w.M_contactManager.M_contactList; ci != nil; ci = ci.GetNext() {
-		c, ok := ci.(*contact)
-		if !ok || c.g == nil {
-			continue
-		}
+	for c := a.contacts.head; c != nil; c = c.next {
 		c.prep.ok = false
 		fA, fB := c.M_fixtureA, c.M_fixtureB
 		if fA.M_isSensor || fB.M_isSensor {

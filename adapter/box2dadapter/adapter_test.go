@@ -431,3 +431,124 @@ func TestMassAndQueries(t *testing.T) {
 		t.Errorf("ray from the hole: %+v, want fraction %v, normal (-1, 0)", out, 0.5/6.5)
 	}
 }
+
+// restingU is a static concave cup and a U resting on its arc at two
+// points, a pair that box2d holds in two contacts (two normal clusters).
+func restingU(t *testing.T, w *b2.B2World) *b2.B2Body {
+	t.Helper()
+	cupBody := body(w, b2.B2BodyType.B2_staticBody, 0, 0, 0)
+	box2dadapter.AddPolygon(cupBody, mustShape(t, cup(100, 1, 0.1)), 0)
+	// The U's bottom corners (±0.4, 0) touch the arc (radius 1, centre
+	// (0, 1)) at y = 1 - √0.84 ≈ 0.0835: a little lower, they are inside.
+	u := body(w, b2.B2BodyType.B2_dynamicBody, 0, 0.082, 0)
+	box2dadapter.AddPolygon(u, mustShape(t, uShape(0.4, 0.3, 0.1)), 1)
+	return u
+}
+
+// TestInstallLate: contacts box2d made before Install (a World.Step
+// without an adapter) are taken over by the adapter, so that the U rests
+// in the cup instead of falling through it.
+func TestInstallLate(t *testing.T) {
+	newWorld(t) // registers irtcd's contact type with box2d
+	w0 := b2.MakeB2World(b2.B2Vec2{X: 0, Y: -10})
+	w := &w0
+	u := restingU(t, w)
+	w.Step(dt, 8, 3) // contacts made, no points
+	if w.GetContactCount() == 0 {
+		t.Fatal("no contact made before Install: the test needs one")
+	}
+	ad, err := box2dadapter.Install(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ad.Close() })
+	if err := ad.CheckContacts(); err != nil {
+		t.Fatal(err)
+	}
+	step(t, ad, 120)
+	if y := u.GetPosition().Y; y < 0.07 {
+		t.Errorf("the U fell to y = %.3f: the contacts made before Install were not taken over", y)
+	}
+	if err := ad.CheckContacts(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReinstall: an adapter closed and another installed on the same
+// world: Close destroys the extra contacts of the pair's second cluster,
+// the new adapter takes the pair over as one pair (no duplicate), and the
+// U still rests in the cup. A second Close of the first adapter leaves the
+// new one installed.
+func TestReinstall(t *testing.T) {
+	w, ad := newWorld(t)
+	u := restingU(t, w)
+	extra := 0
+	for i := 0; i < 120; i++ {
+		step(t, ad, 1)
+		extra += ad.Stats().ExtraContacts
+	}
+	if extra == 0 {
+		t.Fatal("no extra contact for the second normal cluster: the test needs one")
+	}
+	y0 := u.GetPosition().Y
+	if err := ad.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.GetContactCount(); n != 1 {
+		t.Fatalf("after Close the world holds %d contacts, want the pair's one", n)
+	}
+	ad2, err := box2dadapter.Install(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ad2.Close() })
+	if err := ad.Close(); err != nil { // again: must not uninstall ad2
+		t.Fatal(err)
+	}
+	u.SetAwake(true)
+	for i := 0; i < 60; i++ {
+		step(t, ad2, 1)
+		// One pair while the U is awake, none once it sleeps.
+		if p := ad2.Stats().Pairs; p > 1 || i == 0 && p != 1 {
+			t.Fatalf("step %d after reinstalling: %d pairs in the batch, want 1", i, p)
+		}
+		if err := ad2.CheckContacts(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if y := u.GetPosition().Y; math.Abs(y-y0) > 0.01 {
+		t.Errorf("the U moved from y = %.4f to %.4f after reinstalling", y0, y)
+	}
+}
+
+// closer closes an adapter from inside World.Step.
+type closer struct {
+	b2.B2ContactListenerInterface
+	ad  *box2dadapter.Adapter
+	err error
+}
+
+func (l *closer) BeginContact(b2.B2ContactInterface) {
+	if l.err == nil {
+		l.err = l.ad.Close()
+	}
+}
+func (l *closer) EndContact(b2.B2ContactInterface)                      {}
+func (l *closer) PreSolve(b2.B2ContactInterface, b2.B2Manifold)         {}
+func (l *closer) PostSolve(b2.B2ContactInterface, *b2.B2ContactImpulse) {}
+
+// TestCloseDuringStep: Close from a contact listener fails with an error
+// and leaves the adapter working.
+func TestCloseDuringStep(t *testing.T) {
+	w, ad := newWorld(t)
+	u := restingU(t, w)
+	l := &closer{ad: ad}
+	w.SetContactListener(l)
+	step(t, ad, 60)
+	if l.err == nil {
+		t.Fatal("Close during a step succeeded")
+	}
+	if y := u.GetPosition().Y; y < 0.07 {
+		t.Errorf("the U fell to y = %.3f after a refused Close", y)
+	}
+}

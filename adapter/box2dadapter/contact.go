@@ -60,13 +60,20 @@ type contact struct {
 	g    *group
 	slot int
 	prep prepared
+	// The adapter's own list of its contacts (see contactList).
+	prev, next *contact
+	listed     bool
 }
 
+// createContact is box2d's factory for irtcd contacts. box2d (AddPair) and
+// the adapter (addContact) both put the contact it returns at the head of
+// the world's contact list, so it goes at the head of the adapter's own.
 func createContact(fA *b2.B2Fixture, iA int, fB *b2.B2Fixture, iB int) b2.B2ContactInterface {
 	c := &contact{B2Contact: b2.MakeB2Contact(fA, iA, fB, iB)}
 	c.ad = adapterOf(fA)
 	if c.ad != nil {
 		c.g = c.ad.newGroup(c)
+		c.ad.contacts.pushFront(c)
 	}
 	return c
 }
@@ -80,6 +87,63 @@ func destroyContact(ci b2.B2ContactInterface) {
 	// from a step, so a group needs no other cleanup.
 	c.g.slots[c.slot] = nil
 	c.g = nil
+	c.ad.contacts.remove(c)
+}
+
+// contactList is the adapter's own list of the contacts it made, in the
+// order box2d's world contact list holds them: Adapter.Step walks it
+// instead of the world's list, which also holds every contact of box2d's
+// own shapes (thousands in a world of native boxes). The world's list
+// only changes at its head (AddPair, addContact, showSensors) and by
+// removals (ContactManager.Destroy, unlink), and the adapter mirrors each
+// change, so the two orders agree: Step gathers its pairs, and so numbers
+// its extra contacts, exactly as a walk of the world's list would.
+type contactList struct {
+	head, tail *contact
+	n          int
+}
+
+// pushFront puts c at the head of the list.
+func (l *contactList) pushFront(c *contact) {
+	c.prev, c.next, c.listed = nil, l.head, true
+	if l.head != nil {
+		l.head.prev = c
+	} else {
+		l.tail = c
+	}
+	l.head = c
+	l.n++
+}
+
+// pushBack puts c at the tail of the list.
+func (l *contactList) pushBack(c *contact) {
+	c.prev, c.next, c.listed = l.tail, nil, true
+	if l.tail != nil {
+		l.tail.next = c
+	} else {
+		l.head = c
+	}
+	l.tail = c
+	l.n++
+}
+
+// remove takes c out of the list, if it is in it.
+func (l *contactList) remove(c *contact) {
+	if !c.listed {
+		return
+	}
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		l.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		l.tail = c.prev
+	}
+	c.prev, c.next, c.listed = nil, nil, false
+	l.n--
 }
 
 // Evaluate writes the contact's manifold: the batch's result when box2d

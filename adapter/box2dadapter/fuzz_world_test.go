@@ -25,8 +25,9 @@ import (
 // steps. It fails when a call panics, when an error wraps none of
 // narrow's sentinels, when the two worlds disagree (an outline accepted
 // in one and not the other, a cast's answer, a body's position, angle or
-// velocity after a step, bit for bit), or when a step leaves a body's
-// position not finite. Run it with
+// velocity after a step, bit for bit), when a step leaves a body's
+// position not finite, or when an adapter's own list of its contacts no
+// longer mirrors the world's contact list. Run it with
 //
 //	go test ./adapter/box2dadapter -run '^$' -fuzz '^FuzzWorld$' -fuzztime 60s -fuzzminimizetime 1s
 func FuzzWorld(f *testing.F) {
@@ -92,7 +93,8 @@ func FuzzWorld(f *testing.F) {
 				}
 				return int(r.Byte()) % n
 			}
-			switch op := r.Byte() % 7; op {
+			op := r.Byte() % 7
+			switch op {
 			case 0: // a dynamic body: kind 0 an irtcd outline, 1 a native box, 2 a circle, 3 both an outline and a box
 				kind := r.Byte() % 4
 				x, y, angle := finite(), finite(), finite()
@@ -178,6 +180,11 @@ func FuzzWorld(f *testing.F) {
 				}
 				if (errs[0] == nil) != (errs[1] == nil) || oks[0] != oks[1] || oks[0] && (hits[0].Fraction != hits[1].Fraction || hits[0].Point != hits[1].Point) {
 					t.Fatalf("ShapeCast by %v: %+v %v %v, then %+v %v %v", tr, hits[0], oks[0], errs[0], hits[1], oks[1], errs[1])
+				}
+			}
+			for _, w := range worlds {
+				if err := w.ad.CheckContacts(); err != nil {
+					t.Fatalf("after op %d: %v", op, err)
 				}
 			}
 		}

@@ -144,6 +144,7 @@ func (a *Adapter) unlink(c *contact) {
 	c.SetPrev(nil)
 	c.SetNext(nil)
 	mgr.M_contactCount--
+	a.contacts.remove(c)
 }
 
 // showSensors puts the contacts updateSensors took out back at the head of
@@ -167,6 +168,7 @@ func (a *Adapter) showSensors() {
 		}
 		mgr.M_contactList = c
 		mgr.M_contactCount++
+		a.contacts.pushFront(c)
 	}
 	a.hidden = a.hidden[:0]
 	clear(a.sensors)
