@@ -116,14 +116,15 @@ func BenchmarkConvexBaseline(b *testing.B) {
 	}
 }
 
-// BenchmarkAvalancheAsleep runs the 2D avalanche (20 and 50 objects, the
-// default predictive method and the standard one, one backend worker)
-// for up to 1,200 steps (20 s) with seeds 1 to 8 and reports how soon box2d puts
-// the whole pile to sleep: the mean step after which no body is awake
-// (asleep-step, 1,200 for a pile still awake at the end), and how many
-// of the 8 piles fell asleep (asleep-piles).
+// BenchmarkAvalancheAsleep runs the 2D avalanche (20, 50 and 100
+// objects, the default predictive method and the standard one, one
+// backend worker) for up to 1,800 steps (30 s) with seeds 1 to 8 and
+// reports how soon box2d puts the whole pile to sleep: the mean step
+// after which no body is awake (asleep-step, 1,800 for a pile still awake
+// at the end), and how many of the 8 piles fell asleep (asleep-piles).
 func BenchmarkAvalancheAsleep(b *testing.B) {
-	for _, n := range []int{20, 50} {
+	const asleepSteps = 1800
+	for _, n := range []int{20, 50, 100} {
 		for _, m := range []narrow.Method{narrow.MethodPredictive, narrow.MethodStandard} {
 			b.Run(fmt.Sprintf("n=%d/method=%v", n, m), func(b *testing.B) {
 				sum, asleep, runs := 0, 0, 0
@@ -137,8 +138,8 @@ func BenchmarkAvalancheAsleep(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						at := 1200
-						for i := range 1200 {
+						at := asleepSteps
+						for i := range asleepSteps {
 							st, err := s.Step(context.Background())
 							if err != nil {
 								b.Fatal(err)

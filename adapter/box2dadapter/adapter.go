@@ -72,10 +72,12 @@ type StepStats struct {
 }
 
 // ManifoldSize is the manifold size the adapter asks its own backends for:
-// more candidates than box2d's two points, so that the adapter can keep
-// last step's points when the choice is a tie (see prepare). A backend
-// given with WithBackend should use the same (narrow.Params.ManifoldSize).
-const ManifoldSize = 4
+// many more candidates than box2d's two points, from which prepare picks
+// the two that hold the contact best (the deepest, and the deepest at
+// least half as far from it as the farthest) and keeps last step's points
+// when the choice is a tie. A backend given with WithBackend should use
+// the same (narrow.Params.ManifoldSize).
+const ManifoldSize = 16
 
 // Adapter is irtcd installed on one box2d world.
 type Adapter struct {

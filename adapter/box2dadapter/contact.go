@@ -231,12 +231,27 @@ func pointKey(c *narrow.Contact) uint32 {
 }
 
 // prepare fills p from one manifold of the pair's result, choosing the
-// (at most) two points box2d can take. The backend's manifold lists the
-// deepest point first, then the ones that spread it widest; when two
-// candidates are almost equally good (a box resting flat on another has
-// four corner contacts of the same depth), the point box2d had last step
-// is kept, so that the contact IDs — and with them box2d's warm-started
-// impulses — do not flip between equivalent choices from step to step.
+// (at most) two points box2d can take: the deepest, and the deepest of
+// those at least half as far from it along the contact plane as the
+// farthest (secondReach). The backend's manifold lists the deepest point
+// first, then the ones that spread it widest (up to ManifoldSize). A
+// point box2d had last step is kept while it is within keepDepth of the
+// deepest choice (a box resting flat on another has corners of the same
+// depth; a pile at rest has many near-ties), so that the contact IDs —
+// and with them box2d's warm-started impulses — do not flip between
+// equivalent choices; a point that takes the place of last step's nearby
+// takes its impulses too (Adapter.handImpulses).
+//
+// Why not the farthest point: a body resting on two rounded feet has
+// many vertices in the support under each foot, deepest in the middle of
+// the foot. The farthest of them is the outer end of the other foot,
+// barely inside, which box2d's position solver leaves alone (it corrects
+// only depths beyond its slop): it corrected the deepest point's foot
+// only, the other foot's middle became the deepest at the next step, and
+// the body rocked from foot to foot every step, creeping sideways (a
+// period-2 cycle found in the 2D avalanche; docs/BENCHMARKS.md, "Falling
+// asleep"). The deepest point of the other foot is corrected like the
+// first, and the choice stays put.
 func prepare(p *prepared, m *narrow.Manifold, xfA, xfB b2.B2Transform) {
 	var prev [b2.B2_maxManifoldPoints]uint32
 	np := p.n
@@ -259,40 +274,68 @@ func prepare(p *prepared, m *narrow.Manifold, xfA, xfB b2.B2Transform) {
 	if len(pts) == 0 {
 		return
 	}
-	// First point: the deepest, or a point of last step's that is within
-	// a tenth of box2d's slop of it.
-	first := 0
-	for i := 1; i < len(pts); i++ {
-		if had(&pts[i]) && !had(&pts[first]) && pts[i].Depth >= pts[0].Depth-0.1*b2.B2_linearSlop {
-			first = i
+	// pick returns the deepest candidate that ok admits, or the first
+	// point of last step's within keepDepth of it.
+	pick := func(ok func(i int) bool) int {
+		b := -1
+		for i := range pts {
+			if ok(i) && (b < 0 || pts[i].Depth > pts[b].Depth) {
+				b = i
+			}
 		}
+		if b < 0 || had(&pts[b]) {
+			return b
+		}
+		for i := range pts {
+			if ok(i) && had(&pts[i]) && pts[i].Depth >= pts[b].Depth-keepDepth {
+				return i
+			}
+		}
+		return b
 	}
+	first := pick(func(int) bool { return true })
 	p.pts[0] = toPoint(&pts[first])
 	p.n = 1
-	// Second point: the widest spread along the contact plane, or a point
-	// of last step's that spreads at least 90 % as wide.
+	// Points from A's vertices lie in B's faces: B carries the normal.
+	p.faceB = pts[first].From == narrow.SideA
+	// Second point: of the points at least secondReach times as far from
+	// the first along the contact plane as the farthest, the deepest.
 	spread := func(c *narrow.Contact) float64 {
 		dx, dy := c.P[0]-pts[first].P[0], c.P[1]-pts[first].P[1]
 		return math.Abs(dx*m.Normal[1] - dy*m.Normal[0])
 	}
-	second, best := -1, 0.0
+	best := 0.0
 	for i := range pts {
-		if i != first && spread(&pts[i]) > best {
-			second, best = i, spread(&pts[i])
+		if i != first {
+			best = max(best, spread(&pts[i]))
 		}
 	}
-	for i := range pts {
-		if i != first && i != second && had(&pts[i]) && (second < 0 || !had(&pts[second])) && spread(&pts[i]) >= 0.9*best && best > 0 {
-			second = i
-		}
+	if best == 0 {
+		return // every candidate is where the first is
 	}
-	if second >= 0 && best > 0 {
-		p.pts[1] = toPoint(&pts[second])
-		p.n = 2
-	}
-	// Points from A's vertices lie in B's faces: B carries the normal.
-	p.faceB = pts[first].From == narrow.SideA
+	second := pick(func(i int) bool { return i != first && spread(&pts[i]) >= secondReach*best })
+	p.pts[1] = toPoint(&pts[second])
+	p.n = 2
 }
+
+// secondReach is how far from a manifold's first point its second point
+// must lie along the contact plane, as a share of the farthest candidate's
+// distance (see prepare): the other half of the contact. Over 12 seeds of
+// the 100-object avalanche (standard method, sleeping off, steps 600-900),
+// the share of body-steps above box2d's sleep tolerance was 12.7 % with
+// this rule, against 26.6 % with the farthest point; seeds alone spread
+// from 3 % to 33 %. A share of 0.3 measured the same within that spread.
+const secondReach = 0.5
+
+// keepDepth is how much shallower than the deepest choice a point of last
+// step's may be and still be kept (see prepare): a fiftieth of box2d's
+// linear slop, 0.1 mm. Until the twenty-first session it was a tenth (0.5
+// mm), for the first point only; with ManifoldSize's many candidates such
+// a point stayed chosen while the contact moved on (a gear's tooth
+// leaving the mesh while the next one went in unseen), and piles of
+// toothed gears collapsed more often. With none at all, piles at rest
+// slept later: docs/BENCHMARKS.md, "Falling asleep", has the runs.
+const keepDepth = 0.02 * b2.B2_linearSlop
 
 func toPoint(c *narrow.Contact) point {
 	return point{p: b2.B2Vec2{X: c.P[0], Y: c.P[1]}, pd: c.Depth, id: pointKey(c), from: c.From, vertex: c.Vertex, prim: c.Prim}

@@ -1,6 +1,7 @@
 package box2dadapter_test
 
 import (
+	"github.com/irtcd/irtcd/adapter/box2dadapter"
 	"github.com/irtcd/irtcd/cpubackend"
 	"github.com/irtcd/irtcd/narrow"
 )
@@ -8,6 +9,6 @@ import (
 func cpubackendNew(p narrow.Params) (narrow.Backend, error) { return cpubackend.New(withSize(p)) }
 
 func withSize(p narrow.Params) narrow.Params {
-	p.ManifoldSize = 4
+	p.ManifoldSize = box2dadapter.ManifoldSize
 	return p
 }
