@@ -155,7 +155,7 @@ func (a *Adapter) adopt() {
 		if c, ok := ci.(*contact); ok && c.g == nil {
 			c.ad, c.prep = a, prepared{}
 			c.g = a.newGroup(c)
-			a.contacts.pushBack(c)
+			a.contacts.insert(c, a.contacts.tail)
 		}
 	}
 }

@@ -73,7 +73,7 @@ func createContact(fA *b2.B2Fixture, iA int, fB *b2.B2Fixture, iB int) b2.B2Cont
 	c.ad = adapterOf(fA)
 	if c.ad != nil {
 		c.g = c.ad.newGroup(c)
-		c.ad.contacts.pushFront(c)
+		c.ad.contacts.insert(c, nil)
 	}
 	return c
 }
@@ -103,27 +103,19 @@ type contactList struct {
 	n          int
 }
 
-// pushFront puts c at the head of the list.
-func (l *contactList) pushFront(c *contact) {
-	c.prev, c.next, c.listed = nil, l.head, true
-	if l.head != nil {
-		l.head.prev = c
+// insert puts c into the list after prev, or at its head if prev is nil.
+func (l *contactList) insert(c, prev *contact) {
+	c.prev, c.listed = prev, true
+	if prev != nil {
+		c.next, prev.next = prev.next, c
+	} else {
+		c.next, l.head = l.head, c
+	}
+	if c.next != nil {
+		c.next.prev = c
 	} else {
 		l.tail = c
 	}
-	l.head = c
-	l.n++
-}
-
-// pushBack puts c at the tail of the list.
-func (l *contactList) pushBack(c *contact) {
-	c.prev, c.next, c.listed = l.tail, nil, true
-	if l.tail != nil {
-		l.tail.next = c
-	} else {
-		l.head = c
-	}
-	l.tail = c
 	l.n++
 }
 

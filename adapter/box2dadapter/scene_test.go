@@ -86,6 +86,21 @@ func step(t testing.TB, ad *box2dadapter.Adapter, n int) {
 	}
 }
 
+// stepExtra steps ad n times; the test fails unless the steps made an
+// extra contact (for a normal cluster of a pair beyond the first), which
+// the caller needs.
+func stepExtra(t testing.TB, ad *box2dadapter.Adapter, n int) {
+	t.Helper()
+	extra := 0
+	for i := 0; i < n; i++ {
+		step(t, ad, 1)
+		extra += ad.Stats().ExtraContacts
+	}
+	if extra == 0 {
+		t.Fatal("no extra contact was created for a second normal cluster: the test needs one")
+	}
+}
+
 // TestGearRestsOnGround: a 448-vertex concave gear dropped on a native box
 // ground comes to rest on its teeth: no sinking, no jitter.
 func TestGearRestsOnGround(t *testing.T) {

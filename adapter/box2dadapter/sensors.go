@@ -168,7 +168,7 @@ func (a *Adapter) showSensors() {
 		}
 		mgr.M_contactList = c
 		mgr.M_contactCount++
-		a.contacts.pushFront(c)
+		a.contacts.insert(c, nil)
 	}
 	a.hidden = a.hidden[:0]
 	clear(a.sensors)
