@@ -75,8 +75,8 @@ type StepStats struct {
 // many more candidates than box2d's two points, from which prepare picks
 // the two that hold the contact best (the deepest, and the deepest at
 // least half as far from it as the farthest) and keeps last step's points
-// when the choice is a tie. A backend given with WithBackend should use
-// the same (narrow.Params.ManifoldSize).
+// when the choice is nearly a tie (keepDepth). A backend given with
+// WithBackend should use the same (narrow.Params.ManifoldSize).
 const ManifoldSize = 16
 
 // Adapter is irtcd installed on one box2d world.

@@ -27,8 +27,8 @@ func (a *Adapter) CheckContacts() error {
 		prev = c
 		k++
 	}
-	if k != len(want) || a.contacts.n != k || a.contacts.tail != prev {
-		return fmt.Errorf("own list holds %d contacts (count %d), the world list %d", k, a.contacts.n, len(want))
+	if k != len(want) || a.contacts.tail != prev {
+		return fmt.Errorf("own list holds %d contacts, the world list %d of the adapter's (or its tail is wrong)", k, len(want))
 	}
 	return nil
 }
