@@ -207,6 +207,8 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	scene := fs.String("scene", "avalanche", "`scene` to run: "+strings.Join(sim.SceneNames(), ", "))
 	convex := fs.Bool("convex", false, "build the concave objects as box2d's own convex polygons (sim.ConvexPieces, up to 8 vertices each) instead of irtcd shapes: the scene without irtcd, for comparison (much slower)")
 	f := addDemoFlags(fs, "demo.gif", sim.DefaultWidth)
+	velIt := fs.Int("velocity-iterations", sim.DefaultVelocityIterations, "box2d's velocity solver iterations a step (more let large piles fall asleep)")
+	posIt := fs.Int("position-iterations", sim.DefaultPositionIterations, "box2d's position solver iterations a step")
 
 	fail := failer(stderr, "demo")
 	help := func() string {
@@ -226,6 +228,14 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "-scene: %v", err)
 	}
+	for _, it := range []struct {
+		name string
+		n    int
+	}{{"velocity-iterations", *velIt}, {"position-iterations", *posIt}} {
+		if it.n < 1 {
+			return fail(exitUsage, "-%s %d: want 1 or more", it.name, it.n)
+		}
+	}
 
 	logger := demoLogger(stderr)
 	be, err := newBackend(*f.backend, d.binary, narrow.Params{Method: d.method, ManifoldSize: box2dadapter.ManifoldSize}, *f.workers, *f.gpuMin, logger)
@@ -243,13 +253,15 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	renderer := &sim.Renderer{Width: *f.width}
 
 	tr, runErr := sim.Run(ctx, sc, sim.Options{
-		Params:     sim.Params2D{N: size, Seed: *f.seed, Convex: *convex},
-		Steps:      total,
-		Backend:    be,
-		Logger:     logger,
-		FrameEvery: *f.every,
-		OnFrame:    anim.Record(renderer),
-		OnProgress: func(step, _ int) { bar.Set(step) },
+		Params:             sim.Params2D{N: size, Seed: *f.seed, Convex: *convex},
+		Steps:              total,
+		VelocityIterations: *velIt,
+		PositionIterations: *posIt,
+		Backend:            be,
+		Logger:             logger,
+		FrameEvery:         *f.every,
+		OnFrame:            anim.Record(renderer),
+		OnProgress:         func(step, _ int) { bar.Set(step) },
 	})
 	if runErr != nil {
 		bar.Exit()
@@ -267,8 +279,8 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitFail, "%v", err)
 	}
 	s := tr.Summary()
-	fmt.Fprintf(stdout, "scene %s: %d objects, %d steps (%.2f s simulated) on %s/%s with %d workers, %.2f s wall\n",
-		tr.Scene, tr.N, s.Steps, float64(s.Steps)*tr.Dt, *f.backend, d.method, f.workersUsed(), tr.Wall.Seconds())
+	fmt.Fprintf(stdout, "scene %s: %d objects, %d steps (%.2f s simulated) on %s/%s with %d workers, box2d solver %d/%d iterations, %.2f s wall\n",
+		tr.Scene, tr.N, s.Steps, float64(s.Steps)*tr.Dt, *f.backend, d.method, f.workersUsed(), *velIt, *posIt, tr.Wall.Seconds())
 	if _, err := s.WriteTo(stdout); err != nil {
 		return fail(exitFail, "write summary: %v", err)
 	}

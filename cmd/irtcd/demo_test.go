@@ -105,6 +105,35 @@ func TestDemoWritesImages(t *testing.T) {
 	}
 }
 
+// TestDemoSolverIterations: the solver's iterations reach box2d: the
+// header names them, and a stack settles differently with more of them.
+func TestDemoSolverIterations(t *testing.T) {
+	summary := func(args ...string) string {
+		out := filepath.Join(t.TempDir(), "run.gif")
+		code, stdout, stderr := runDemoArgs(t, append([]string{"-scene", "stack", "-n", "4", "-steps", "60", "-frame-every", "60", "-width", "64", "-out", out}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, stderr:\n%s", args, code, stderr)
+		}
+		return stdout
+	}
+	def, more := summary(), summary("-velocity-iterations", "30", "-position-iterations", "10")
+	if !strings.Contains(def, "box2d solver 8/3 iterations") || !strings.Contains(more, "box2d solver 30/10 iterations") {
+		t.Errorf("headers do not name the iterations:\n%s\n%s", def, more)
+	}
+	depths := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "contact points") {
+				return l
+			}
+		}
+		t.Fatalf("no contact points line in\n%s", s)
+		return ""
+	}
+	if depths(def) == depths(more) {
+		t.Errorf("the same contact depths with 8/3 and 30/10 iterations: %q", depths(def))
+	}
+}
+
 // TestDemoBadInput: bad flags exit with status 2 and one line on stderr,
 // before simulating anything.
 func TestDemoBadInput(t *testing.T) {
@@ -123,6 +152,8 @@ func TestDemoBadInput(t *testing.T) {
 		{[]string{"-n", "-1"}, `-n:`},
 		{[]string{"-frame-every", "0"}, `-frame-every:`},
 		{[]string{"-width", "3"}, `-width:`},
+		{[]string{"-velocity-iterations", "0"}, `-velocity-iterations 0: want 1 or more`},
+		{[]string{"-position-iterations", "-1"}, `-position-iterations -1: want 1 or more`},
 		{[]string{"-out", filepath.Join(dir, "x.png")}, `must not end in .png`},
 		{[]string{"-bogus"}, `flag provided but not defined`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
