@@ -310,10 +310,11 @@ func prepare(p *prepared, m *narrow.Manifold, xfA, xfB b2.B2Transform) {
 // secondReach is how far from a manifold's first point its second point
 // must lie along the contact plane, as a share of the farthest candidate's
 // distance (see prepare): the other half of the contact. Over 12 seeds of
-// the 100-object avalanche (standard method, sleeping off, steps 600-900),
-// the share of body-steps above box2d's sleep tolerance was 7.1 % with
-// this rule (and keepDepth), against 26.6 % with the farthest point; seeds
-// alone spread from 2 % to 46 %. Shares of 0.3 and 0.5 measured alike.
+// the 100-object avalanche (standard method, sleeping off, steps 600-900;
+// sim's BenchmarkAvalancheAtRest), the share of body-steps above box2d's
+// sleep tolerance was 7.1 % with this rule (and keepDepth), against
+// 26.6 % with the farthest point; seeds alone spread from 2 % to 46 %.
+// Shares of 0.3 and 0.5 measured alike.
 const secondReach = 0.5
 
 // keepDepth is how much shallower than the deepest choice a point of last
