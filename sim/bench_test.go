@@ -53,6 +53,25 @@ func BenchmarkAvalanche(b *testing.B) {
 	}
 }
 
+// benchSim builds scene with p on a CPU backend of one worker running
+// method (with the adapter's manifold size); done closes both.
+func benchSim(b *testing.B, scene sim.Scene2D, p sim.Params2D, method narrow.Method) (s *sim.Sim, done func()) {
+	b.Helper()
+	be, err := cpubackend.New(narrow.Params{Method: method, ManifoldSize: box2dadapter.ManifoldSize}, cpubackend.WithWorkers(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err = sim.New(scene, sim.Options{Params: p, Backend: be})
+	if err != nil {
+		be.Close()
+		b.Fatal(err)
+	}
+	return s, func() {
+		s.Close()
+		be.Close()
+	}
+}
+
 // BenchmarkConvexBaseline runs the 2D avalanche (20 and 50 objects of
 // 448 vertices, 260 and 320 steps) and the spawner (40 objects, 480
 // steps) with each object one irtcd shape (shapes=irtcd, the predictive
@@ -83,14 +102,7 @@ func BenchmarkConvexBaseline(b *testing.B) {
 				var steps, points, fixtures int
 				deepest := 0.0
 				for range b.N {
-					be, err := cpubackend.New(narrow.Params{ManifoldSize: box2dadapter.ManifoldSize}, cpubackend.WithWorkers(1))
-					if err != nil {
-						b.Fatal(err)
-					}
-					s, err := sim.New(c.scene, sim.Options{Params: sim.Params2D{N: c.n, Seed: 1, Convex: convex}, Backend: be})
-					if err != nil {
-						b.Fatal(err)
-					}
+					s, done := benchSim(b, c.scene, sim.Params2D{N: c.n, Seed: 1, Convex: convex}, narrow.MethodPredictive)
 					for range c.steps {
 						m, err := s.Step(context.Background())
 						if err != nil {
@@ -107,8 +119,7 @@ func BenchmarkConvexBaseline(b *testing.B) {
 							fixtures++
 						}
 					}
-					s.Close()
-					be.Close()
+					done()
 				}
 				b.ReportMetric(float64(total.Microseconds())/1000/float64(steps), "step-ms/step")
 				b.ReportMetric(deepest, "world-depth-max")
@@ -133,14 +144,7 @@ func BenchmarkAvalancheAsleep(b *testing.B) {
 				sum, asleep, runs := 0, 0, 0
 				for range b.N {
 					for seed := uint64(1); seed <= 8; seed++ {
-						be, err := cpubackend.New(narrow.Params{Method: m, ManifoldSize: box2dadapter.ManifoldSize}, cpubackend.WithWorkers(1))
-						if err != nil {
-							b.Fatal(err)
-						}
-						s, err := sim.New(sim.Avalanche(), sim.Options{Params: sim.Params2D{N: n, Seed: seed}, Backend: be})
-						if err != nil {
-							b.Fatal(err)
-						}
+						s, done := benchSim(b, sim.Avalanche(), sim.Params2D{N: n, Seed: seed}, m)
 						at := asleepSteps
 						for i := range asleepSteps {
 							st, err := s.Step(context.Background())
@@ -155,8 +159,7 @@ func BenchmarkAvalancheAsleep(b *testing.B) {
 						}
 						sum += at
 						runs++
-						s.Close()
-						be.Close()
+						done()
 					}
 				}
 				b.ReportMetric(float64(sum)/float64(runs), "asleep-step")
@@ -182,14 +185,7 @@ func BenchmarkAvalancheAtRest(b *testing.B) {
 		speeds = speeds[:0]
 		above = 0
 		for seed := uint64(1); seed <= seeds; seed++ {
-			be, err := cpubackend.New(narrow.Params{Method: narrow.MethodStandard, ManifoldSize: box2dadapter.ManifoldSize}, cpubackend.WithWorkers(1))
-			if err != nil {
-				b.Fatal(err)
-			}
-			s, err := sim.New(sim.Avalanche(), sim.Options{Params: sim.Params2D{N: n, Seed: seed}, Backend: be})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, done := benchSim(b, sim.Avalanche(), sim.Params2D{N: n, Seed: seed}, narrow.MethodStandard)
 			s.World.SetAllowSleeping(false)
 			for i := range steps {
 				if _, err := s.Step(context.Background()); err != nil {
@@ -206,8 +202,7 @@ func BenchmarkAvalancheAtRest(b *testing.B) {
 					}
 				}
 			}
-			s.Close()
-			be.Close()
+			done()
 		}
 	}
 	slices.Sort(speeds)
